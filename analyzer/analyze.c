@@ -1,0 +1,228 @@
+#include "analyze.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "../preload/ldprof-record.h"
+
+static const char *const phase_names[PH_COUNT] = {"exec", "load", "relocate",
+						  "init", "main", "exit"};
+static const char *const phase_helps[PH_COUNT] = {
+	"execve until ld.so starts auditing: kernel exec and loader bootstrap",
+	"finding and mapping the objects",
+	"relocation, TLS setup and libc early init",
+	"all constructors, the executable's too",
+	"main, until exit() is called or main returns",
+	"exit: atexit handlers, destructors, teardown, until reaped",
+};
+
+const char *phase_name(enum phase p)
+{
+	return phase_names[p];
+}
+
+const char *phase_help(enum phase p)
+{
+	return phase_helps[p];
+}
+
+const char *role_name(enum obj_role r)
+{
+	static const char *const names[] = {
+		[ROLE_EXECUTABLE] = "executable", [ROLE_LOADER] = "loader",
+		[ROLE_VDSO] = "vdso",             [ROLE_LIBRARY] = "library",
+		[ROLE_SHIM] = "shim",
+	};
+	return names[r];
+}
+
+/* Milestones of one run, as tick counts; 0 = not seen. */
+enum { M_EXEC, M_VERSION, M_LOAD_END, M_CONSISTENT, M_PREINIT, M_MAIN_END, M_REAP, M_COUNT };
+
+static size_t find_milestones(const struct trace_run *r, uint64_t m[M_COUNT])
+{
+	size_t consistent_ix = r->nev;
+
+	memset(m, 0, sizeof(uint64_t) * M_COUNT);
+	m[M_EXEC] = r->exec_ts;
+	m[M_REAP] = r->reap_ts;
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		switch (e->type) {
+		case LDPROF_REC_VERSION:
+			if (!m[M_VERSION])
+				m[M_VERSION] = e->ts;
+			break;
+		case LDPROF_REC_OBJOPEN:
+			if (consistent_ix == r->nev)
+				m[M_LOAD_END] = e->ts;
+			break;
+		case LDPROF_REC_ACTIVITY:
+			if (e->u32 == 0 && consistent_ix == r->nev) {
+				consistent_ix = i;
+				m[M_CONSISTENT] = e->ts;
+			}
+			break;
+		case LDPROF_REC_PREINIT:
+			if (!m[M_PREINIT])
+				m[M_PREINIT] = e->ts;
+			break;
+		case LDPROF_REC_MAIN_RETURN:
+		case LDPROF_REC_EXIT_CALL:
+			if (m[M_PREINIT] && !m[M_MAIN_END])
+				m[M_MAIN_END] = e->ts;
+			break;
+		}
+	}
+	return consistent_ix;
+}
+
+/*
+ * Phase i runs from milestone i to the next one seen. When a milestone is
+ * missing (a crash in main has no exit call), the phase before it extends
+ * to the next milestone and the skipped ones are unknown, so the known
+ * phases still add up to the total.
+ */
+static void cut_phases(const struct trace *t, const uint64_t m[M_COUNT], double *ph)
+{
+	for (int i = 0; i < PH_COUNT; i++)
+		ph[i] = NAN;
+	for (int i = 0; i < PH_COUNT; i++) {
+		if (!m[i])
+			continue;
+		int j = i + 1;
+		while (j < M_COUNT && !m[j])
+			j++;
+		if (j < M_COUNT && m[j] >= m[i])
+			ph[i] = trace_ticks_to_us(t, m[j] - m[i]);
+	}
+}
+
+static bool loader_maps(enum obj_role role)
+{
+	return role == ROLE_LIBRARY || role == ROLE_SHIM;
+}
+
+/* Load: the gap before each object's la_objopen, for objects ld.so maps. */
+static void attribute_load(const struct trace *t, const struct trace_run *r, size_t consistent_ix,
+			   struct run_breakdown *bd)
+{
+	uint64_t prev = 0;
+
+	for (size_t i = 0; i < consistent_ix && i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->type != LDPROF_REC_VERSION && e->type != LDPROF_REC_OBJOPEN &&
+		    e->type != LDPROF_REC_ACTIVITY)
+			continue;
+		if (e->type == LDPROF_REC_OBJOPEN && e->obj != TRACE_NO_OBJ)
+			bd->load_us[e->obj] = loader_maps(t->obj[e->obj].role) && prev && e->ts >= prev
+						      ? trace_ticks_to_us(t, e->ts - prev)
+						      : 0;
+		prev = e->ts;
+	}
+}
+
+/* Relocation: the measured phase split by each object's relocation count. */
+static void attribute_reloc(const struct trace *t, const struct trace_run *r, size_t consistent_ix,
+			    double reloc_phase, struct run_breakdown *bd)
+{
+	double total = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < consistent_ix && i < r->nev; i++) {
+			const struct trace_event *e = &r->ev[i];
+			if (e->type != LDPROF_REC_OBJOPEN || e->obj == TRACE_NO_OBJ)
+				continue;
+			const struct trace_object *o = &t->obj[e->obj];
+			double w = o->have_facts && o->role != ROLE_LOADER && o->role != ROLE_VDSO
+					   ? (double)reloc_counts_total(&o->relocs)
+					   : 0;
+			if (pass == 0)
+				total += w;
+			else
+				bd->reloc_us[e->obj] = total > 0 ? reloc_phase * w / total : 0;
+		}
+	}
+}
+
+struct frame {
+	uint32_t obj;
+	uint64_t begin, nested;
+};
+
+/* Exclusive time between BEGIN/END pairs, nested ones subtracted. */
+static void attribute_pairs(const struct trace *t, const struct trace_run *r, uint16_t begin,
+			    uint16_t end, double *out)
+{
+	struct frame stack[64];
+	size_t depth = 0;
+
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->obj == TRACE_NO_OBJ)
+			continue;
+		if (e->type == begin && depth < ARRAY_SIZE(stack)) {
+			stack[depth++] = (struct frame){e->obj, e->ts, 0};
+		} else if (e->type == end) {
+			while (depth && stack[depth - 1].obj != e->obj)
+				depth--; /* an unmatched begin: its function never returned */
+			if (!depth)
+				continue;
+			struct frame f = stack[--depth];
+			uint64_t dur = e->ts >= f.begin ? e->ts - f.begin : 0;
+			out[e->obj] += trace_ticks_to_us(t, dur > f.nested ? dur - f.nested : 0);
+			if (depth)
+				stack[depth - 1].nested += dur;
+		}
+	}
+}
+
+static double *nan_array(size_t n)
+{
+	double *a = xmalloc((n ? n : 1) * sizeof *a);
+
+	for (size_t i = 0; i < n; i++)
+		a[i] = NAN;
+	return a;
+}
+
+void analyze_run(const struct trace *t, const struct trace_run *r, struct run_breakdown *bd)
+{
+	uint64_t m[M_COUNT];
+	size_t consistent_ix = find_milestones(r, m);
+
+	bd->total_us = trace_ticks_to_us(t, r->reap_ts - r->exec_ts);
+	bd->load_us = nan_array(t->nobj);
+	bd->reloc_us = nan_array(t->nobj);
+	bd->init_us = nan_array(t->nobj);
+	bd->fini_us = nan_array(t->nobj);
+	cut_phases(t, m, bd->phase_us);
+	bd->valid = r->profiled && r->shim_attached && m[M_VERSION] && m[M_CONSISTENT];
+	if (!bd->valid)
+		return;
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->type != LDPROF_REC_OBJOPEN || e->obj == TRACE_NO_OBJ)
+			continue;
+		bool timed = !t->obj[e->obj].untimed_seen;
+		bd->init_us[e->obj] = bd->fini_us[e->obj] = timed ? 0 : NAN;
+		if (i < consistent_ix)
+			bd->load_us[e->obj] = bd->reloc_us[e->obj] = 0;
+	}
+	attribute_load(t, r, consistent_ix, bd);
+	attribute_reloc(t, r, consistent_ix, bd->phase_us[PH_RELOCATE], bd);
+	attribute_pairs(t, r, LDPROF_REC_INIT_BEGIN, LDPROF_REC_INIT_END, bd->init_us);
+	attribute_pairs(t, r, LDPROF_REC_FINI_BEGIN, LDPROF_REC_FINI_END, bd->fini_us);
+}
+
+void run_breakdown_free(struct run_breakdown *bd)
+{
+	free(bd->load_us);
+	free(bd->reloc_us);
+	free(bd->init_us);
+	free(bd->fini_us);
+	memset(bd, 0, sizeof *bd);
+}

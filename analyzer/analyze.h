@@ -1,0 +1,71 @@
+/*
+ * From a trace to a report: each profiled run is cut into phases at the
+ * shim's milestones and its time attributed to objects; then every figure is
+ * summarized over the runs (median, 95% CI).
+ */
+#ifndef LDPROF_ANALYZE_H
+#define LDPROF_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stats.h"
+#include "trace.h"
+
+enum phase { PH_EXEC, PH_LOAD, PH_RELOCATE, PH_INIT, PH_MAIN, PH_EXIT, PH_COUNT };
+
+const char *phase_name(enum phase p);
+const char *phase_help(enum phase p);
+
+/* One profiled run, in microseconds; NAN where the run did not tell. */
+struct run_breakdown {
+	bool valid; /* the shim recorded the loader's milestones */
+	double total_us;
+	double phase_us[PH_COUNT];
+	double *load_us, *reloc_us, *init_us, *fini_us; /* per trace object */
+};
+
+/* bd must be zeroed; arrays are allocated for t->nobj objects. */
+void analyze_run(const struct trace *t, const struct trace_run *r, struct run_breakdown *bd);
+void run_breakdown_free(struct run_breakdown *bd);
+
+struct report_object {
+	uint32_t obj; /* index into trace.obj */
+	size_t runs;  /* runs in which it was seen */
+	struct summary load, reloc, init, fini, total;
+	double share; /* median total / median process total */
+};
+
+struct outcome {
+	int wait_status;
+	size_t runs;
+};
+
+struct report {
+	const struct trace *t;
+	bool is_static;
+	bool profiled;
+	size_t runs, warmup_runs, plain_runs, valid_runs;
+	struct summary total;       /* counted runs: profiled, or plain if static */
+	struct summary plain_total; /* plain runs (overhead baseline) */
+	struct summary phase[PH_COUNT];
+	struct summary utime, stime, minflt, maxrss;
+	struct report_object *objs;
+	size_t nobjs;
+	bool have_overhead;
+	double overhead_us, overhead_pct, overhead_minflt;
+	struct outcome *outcomes;
+	size_t noutcomes;
+	double phase_sum_us; /* sum of phase medians, to compare with the total */
+	bool interrupted;
+	char **notes; /* plain sentences the renderers print */
+	size_t nnotes, capnotes;
+};
+
+void report_build(const struct trace *t, struct report *rep);
+void report_free(struct report *rep);
+/* "exit status 3", "killed by SIGSEGV" */
+char *describe_status(int wait_status);
+const char *role_name(enum obj_role r);
+
+#endif

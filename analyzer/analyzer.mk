@@ -1,0 +1,24 @@
+# The ldprof program: command table, launcher, ELF reading, analysis, reports.
+
+LDPROF := ldprof
+
+ANALYZER_PKGS    := libelf
+ANALYZER_CFLAGS   = $(BASE_CFLAGS) $(SAN_FLAGS) $(shell $(PKG_CONFIG) --cflags $(ANALYZER_PKGS)) \
+		    -DLDPROF_PKGLIBDIR='"$(PKGLIBDIR)"'
+ANALYZER_LIBS     = $(shell $(PKG_CONFIG) --libs $(ANALYZER_PKGS)) -lm
+
+# Everything but main.c, so unit tests link against the same code.
+ANALYZER_LIB_SRCS := $(filter-out analyzer/main.c analyzer/%_test.c,$(wildcard analyzer/*.c))
+ANALYZER_LIB_OBJS := $(ANALYZER_LIB_SRCS:%.c=$(B)/%.o)
+ANALYZER_LIB      := $(B)/libldprof.a
+
+$(B)/analyzer/%.o: analyzer/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ANALYZER_CFLAGS) -c -o $@ $<
+
+$(ANALYZER_LIB): $(ANALYZER_LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LDPROF): $(B)/analyzer/main.o $(ANALYZER_LIB)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(ANALYZER_LIBS)

@@ -1,0 +1,21 @@
+/* Renderers of a run report: a text table for people, JSON for programs. */
+#ifndef LDPROF_RENDER_H
+#define LDPROF_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analyze.h"
+
+struct text_style {
+	bool color; /* ANSI colours: a tty and NO_COLOR unset, or --color=always */
+	bool utf8;  /* bars and "µs"; ASCII otherwise */
+};
+
+void render_text(FILE *f, const struct report *rep, const struct text_style *st);
+void render_json(FILE *f, const struct report *rep);
+
+/* Style for stdout: colour policy "auto", "always" or "never". */
+int text_style_for(FILE *f, const char *color_policy, struct text_style *st);
+
+#endif

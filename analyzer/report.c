@@ -1,0 +1,248 @@
+/* Summaries over runs: the numbers every renderer prints. */
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "../preload/ldprof-record.h"
+#include "analyze.h"
+
+char *describe_status(int st)
+{
+	if (WIFEXITED(st))
+		return xasprintf("exit status %d", WEXITSTATUS(st));
+	if (WIFSIGNALED(st)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(st));
+		return abbrev ? xasprintf("killed by SIG%s%s", abbrev, WCOREDUMP(st) ? " (core dumped)" : "")
+			      : xasprintf("killed by signal %d", WTERMSIG(st));
+	}
+	return xasprintf("wait status %#x", st);
+}
+
+static void note(struct report *rep, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	GROW(rep->notes, rep->capnotes, rep->nnotes);
+	rep->notes[rep->nnotes++] = s;
+}
+
+/* Values of one kind of run; NAN entries are dropped. */
+struct series {
+	double *v;
+	size_t n;
+};
+
+static void push(struct series *s, double x)
+{
+	if (!isnan(x))
+		s->v[s->n++] = x;
+}
+
+static void summarize_series(struct series *s, struct summary *out)
+{
+	summarize(s->v, s->n, out);
+	s->n = 0;
+}
+
+static bool counted(const struct trace_run *r, bool profiled)
+{
+	return !r->warmup && r->profiled == profiled;
+}
+
+static void summarize_totals(const struct trace *t, bool profiled, struct series *s,
+			     struct summary *out)
+{
+	for (size_t i = 0; i < t->nrun; i++)
+		if (counted(&t->run[i], profiled))
+			push(s, trace_ticks_to_us(t, t->run[i].reap_ts - t->run[i].exec_ts));
+	summarize_series(s, out);
+}
+
+static void summarize_usage(const struct trace *t, bool profiled, struct series *s,
+			    struct report *rep)
+{
+	for (int k = 0; k < 4; k++) {
+		for (size_t i = 0; i < t->nrun; i++) {
+			const struct trace_run *r = &t->run[i];
+			if (!counted(r, profiled))
+				continue;
+			const double v[4] = {r->usage.utime_us, r->usage.stime_us,
+					     (double)r->usage.minflt, (double)r->usage.maxrss_kb};
+			push(s, v[k]);
+		}
+		struct summary *dst[4] = {&rep->utime, &rep->stime, &rep->minflt, &rep->maxrss};
+		summarize_series(s, dst[k]);
+	}
+}
+
+static double median_minflt(const struct trace *t, bool profiled, struct series *s)
+{
+	struct summary sm;
+
+	for (size_t i = 0; i < t->nrun; i++)
+		if (counted(&t->run[i], profiled))
+			push(s, (double)t->run[i].usage.minflt);
+	summarize_series(s, &sm);
+	return sm.median;
+}
+
+static void count_outcomes(const struct trace *t, bool profiled, struct report *rep)
+{
+	rep->outcomes = xcalloc(t->nrun + 1, sizeof *rep->outcomes);
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		size_t k;
+		if (!counted(r, profiled))
+			continue;
+		for (k = 0; k < rep->noutcomes; k++)
+			if (rep->outcomes[k].wait_status == r->wait_status)
+				break;
+		if (k == rep->noutcomes)
+			rep->outcomes[rep->noutcomes++] = (struct outcome){r->wait_status, 0};
+		rep->outcomes[k].runs++;
+	}
+}
+
+/* Per object and per phase, over the valid profiled runs. */
+static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd, size_t nbd,
+				 struct series *s, struct report *rep)
+{
+	for (int p = 0; p < PH_COUNT; p++) {
+		for (size_t i = 0; i < nbd; i++)
+			if (bd[i].valid)
+				push(s, bd[i].phase_us[p]);
+		summarize_series(s, &rep->phase[p]);
+		if (!isnan(rep->phase[p].median))
+			rep->phase_sum_us += rep->phase[p].median;
+	}
+	rep->objs = xcalloc(t->nobj + 1, sizeof *rep->objs);
+	for (uint32_t o = 0; o < t->nobj; o++) {
+		struct report_object *ro = &rep->objs[rep->nobjs];
+		double *cols[4] = {NULL};
+		struct summary *dst[4] = {&ro->load, &ro->reloc, &ro->init, &ro->fini};
+		ro->obj = o;
+		for (int k = 0; k < 4; k++) {
+			for (size_t i = 0; i < nbd; i++) {
+				cols[0] = bd[i].load_us, cols[1] = bd[i].reloc_us;
+				cols[2] = bd[i].init_us, cols[3] = bd[i].fini_us;
+				if (bd[i].valid)
+					push(s, cols[k][o]);
+			}
+			summarize_series(s, dst[k]);
+		}
+		for (size_t i = 0; i < nbd; i++) {
+			if (!bd[i].valid)
+				continue;
+			double parts[4] = {bd[i].load_us[o], bd[i].reloc_us[o], bd[i].init_us[o],
+					   bd[i].fini_us[o]}, sum = 0;
+			bool any = false;
+			for (int k = 0; k < 4; k++)
+				if (!isnan(parts[k]))
+					sum += parts[k], any = true;
+			if (any) {
+				push(s, sum);
+				ro->runs++;
+			}
+		}
+		summarize_series(s, &ro->total);
+		if (!ro->runs)
+			continue;
+		ro->share = rep->total.median > 0 ? ro->total.median / rep->total.median : NAN;
+		rep->nobjs++;
+	}
+}
+
+static void add_notes(const struct trace *t, struct report *rep)
+{
+	size_t missing = 0, overflow = 0, untimed = 0;
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (!counted(r, true))
+			continue;
+		missing += !r->shim_attached;
+		overflow += (r->shm_flags & (LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW)) != 0;
+	}
+	for (size_t i = 0; i < t->nobj; i++)
+		untimed += t->obj[i].untimed_seen;
+	if (rep->is_static)
+		note(rep, "%s is a %s: there is no dynamic loader work to attribute; the figures "
+			  "are for the whole process",
+		     t->program, elf_kind_name(t->kind));
+	if (missing)
+		note(rep, "shim data missing in %zu of %zu runs: ld.so did not load the audit "
+			  "module, or it could not map its buffer",
+		     missing, rep->runs);
+	if (overflow)
+		note(rep, "the record buffer overflowed in %zu runs: later events are missing",
+		     overflow);
+	if (untimed)
+		note(rep, "%zu objects' constructors could not be timed (read-only .dynamic or "
+			  "too many objects)",
+		     untimed);
+	if (rep->interrupted)
+		note(rep, "interrupted: the report covers the %zu runs completed", rep->runs);
+}
+
+void report_build(const struct trace *t, struct report *rep)
+{
+	struct series s = {xmalloc((t->nrun + 1) * sizeof(double)), 0};
+	struct run_breakdown *bd = xcalloc(t->nrun + 1, sizeof *bd);
+	size_t nbd = 0;
+
+	memset(rep, 0, sizeof *rep);
+	rep->t = t;
+	rep->is_static = t->is_static;
+	rep->interrupted = t->interrupted;
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		rep->warmup_runs += r->warmup;
+		rep->plain_runs += counted(r, false);
+		if (!counted(r, true))
+			continue;
+		rep->runs++;
+		analyze_run(t, r, &bd[nbd]);
+		rep->valid_runs += bd[nbd].valid;
+		nbd++;
+	}
+	rep->profiled = rep->runs > 0;
+	if (!rep->profiled)
+		rep->runs = rep->plain_runs;
+	summarize_totals(t, rep->profiled, &s, &rep->total);
+	summarize_totals(t, false, &s, &rep->plain_total);
+	summarize_usage(t, rep->profiled, &s, rep);
+	count_outcomes(t, rep->profiled, rep);
+	summarize_breakdowns(t, bd, nbd, &s, rep);
+	if (rep->profiled && rep->plain_runs) {
+		rep->have_overhead = true;
+		rep->overhead_us = rep->total.median - rep->plain_total.median;
+		rep->overhead_pct = rep->overhead_us / rep->plain_total.median * 100;
+		rep->overhead_minflt = median_minflt(t, true, &s) - median_minflt(t, false, &s);
+	}
+	add_notes(t, rep);
+	for (size_t i = 0; i < nbd; i++)
+		run_breakdown_free(&bd[i]);
+	free(bd);
+	free(s.v);
+}
+
+void report_free(struct report *rep)
+{
+	free(rep->objs);
+	free(rep->outcomes);
+	for (size_t i = 0; i < rep->nnotes; i++)
+		free(rep->notes[i]);
+	free(rep->notes);
+	memset(rep, 0, sizeof *rep);
+}

@@ -1,0 +1,36 @@
+/*
+ * How many runs, in what order: warmup, then profiled runs interleaved with
+ * plain ones (to measure the shim's own cost side by side), stopping when
+ * the median total is known to +-1% or the time budget is spent.
+ */
+#ifndef LDPROF_RUNNER_H
+#define LDPROF_RUNNER_H
+
+#include <stdbool.h>
+
+#include "launch.h"
+#include "trace.h"
+
+struct run_plan {
+	unsigned long runs;   /* fixed number of counted runs, or 0: adaptive */
+	unsigned long warmup; /* uncounted runs first */
+	unsigned long min_runs, max_runs;
+	double max_seconds;   /* adaptive: stop after about this long */
+	double target_rel_ci; /* adaptive: stop when the CI is within this */
+	bool profiled;        /* use the shim (false for static programs) */
+	bool plain;           /* interleave plain runs for the overhead figure */
+};
+
+void run_plan_defaults(struct run_plan *p);
+
+/*
+ * Execute the plan, appending runs to t. Returns 0, or -errno when a run
+ * failed to start (err set). *interrupted is set when SIGINT stopped it.
+ */
+int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t,
+		   bool *interrupted, struct errbuf *err);
+
+/* Counted profiled runs so far (or plain ones when the plan is not profiled). */
+size_t runner_counted(const struct trace *t, bool profiled);
+
+#endif

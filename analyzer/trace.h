@@ -1,0 +1,91 @@
+/*
+ * The in-memory trace: what `run` records before it analyzes anything, and
+ * what `record`/`report` will write to and read from disk. A trace is a
+ * list of runs, each a list of events, plus the facts about each object.
+ */
+#ifndef LDPROF_TRACE_H
+#define LDPROF_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elfobj.h"
+
+#define TRACE_NO_OBJ UINT32_MAX
+
+enum obj_role {
+	ROLE_EXECUTABLE,
+	ROLE_LOADER, /* ld.so */
+	ROLE_VDSO,
+	ROLE_LIBRARY,
+	ROLE_SHIM, /* ldprof's own preload */
+};
+
+struct trace_object {
+	char *path; /* as ld.so named it; the program's path for the executable */
+	enum obj_role role;
+	bool dlopened;     /* opened after startup (dlopen) */
+	bool untimed_seen; /* a run could not trampoline its constructors */
+	/* From the ELF file (elfobj), when it could be read. */
+	bool have_facts;
+	char *soname;
+	struct reloc_counts relocs;
+	uint32_t init_funcs, fini_funcs;
+	bool bind_now;
+	char *facts_error;
+};
+
+struct trace_event {
+	uint64_t ts;
+	uint16_t type; /* enum ldprof_rec_type */
+	uint32_t obj;  /* index into trace.obj, or TRACE_NO_OBJ */
+	uint32_t u32;
+	uint64_t a, b;
+};
+
+struct run_usage {
+	long minflt, majflt, maxrss_kb;
+	double utime_us, stime_us;
+};
+
+struct trace_run {
+	bool profiled; /* started with the shim */
+	bool warmup;
+	uint64_t exec_ts, reap_ts;
+	int wait_status;
+	bool timed_out;
+	struct run_usage usage;
+	uint32_t shm_flags;
+	bool shim_attached; /* the shim claimed the buffer */
+	struct trace_event *ev;
+	size_t nev, cap;
+};
+
+struct trace {
+	char **argv; /* the command as given */
+	int argc;
+	char *program; /* the file executed */
+	char *elf_path; /* the ELF that runs: the program, or a script's interpreter */
+	enum elf_kind kind;
+	bool is_static;
+	double tsc_hz;
+	bool interrupted; /* SIGINT ended the runs early */
+	struct trace_object *obj; /* in order of first appearance */
+	size_t nobj, capobj;
+	struct trace_run *run;
+	size_t nrun, caprun;
+};
+
+void trace_init(struct trace *t, int argc, char **argv);
+void trace_free(struct trace *t);
+/* The object with this path, created on first use. */
+uint32_t trace_intern(struct trace *t, const char *path);
+struct trace_run *trace_add_run(struct trace *t);
+void trace_add_event(struct trace_run *r, const struct trace_event *e);
+/* Read each object's ELF facts once; unreadable ones keep facts_error. */
+void trace_load_facts(struct trace *t);
+
+double trace_ticks_to_us(const struct trace *t, uint64_t ticks);
+
+#endif

@@ -1,0 +1,57 @@
+/* Small helpers shared by the analyzer: memory, error text, buffers. */
+#ifndef LDPROF_UTIL_H
+#define LDPROF_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Allocation failures end the program: there is nothing sensible to do. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *arr (of *cap elements of size elem) so that index need is valid. */
+void grow_array(void **arr, size_t *cap, size_t need, size_t elem);
+#define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+/*
+ * Library code reports "WHAT: WHY" here and returns -errno; only the command
+ * layer prints it (as "ldprof: WHAT: WHY").
+ */
+struct errbuf {
+	char msg[512];
+};
+int set_err(struct errbuf *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Print "ldprof: " and a message to stderr. */
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable string. */
+struct sbuf {
+	char *buf;
+	size_t len, cap;
+};
+void sbuf_printf(struct sbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap);
+void sbuf_putc(struct sbuf *sb, char c);
+void sbuf_free(struct sbuf *sb);
+
+/* Parse a whole string as an unsigned number in [min, max]; -EINVAL if not. */
+int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out);
+/* Parse a duration in seconds ("2", "0.5"); -EINVAL if not positive. */
+int parse_seconds(const char *s, double *out);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t mono_ns(void);
+
+/* Flush stdout and report write errors the way git does; returns 0 or 1. */
+int finish_stdout(void);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * ldprof's audit module (LD_AUDIT). It timestamps the loader's milestones
+ * and each object's constructors and destructors into a shared-memory buffer
+ * that the launcher reads after the process is reaped.
+ *
+ * Rules, because this code runs inside ld.so while the program starts:
+ *  - freestanding: no DT_NEEDED, no libc, no malloc, raw system calls only;
+ *    a libc here would be a second copy in the audit namespace (~800 us);
+ *  - never break the program: on any doubt, stop recording and return;
+ *  - no stdio, no errno: system calls return -errno in rax, which we keep;
+ *  - everything after startup is written only by the process the launcher
+ *    started (pid check), so forked children cannot corrupt the record.
+ */
+#include "shim.h"
+#include "shim-elfsym.h"
+
+static struct {
+	struct ldprof_shm_header *shm;
+	struct ldprof_record *recs;
+	char *strings;
+	uint64_t version_ts;   /* la_version runs before we can record */
+	struct link_map *rtld; /* ld.so's own map: never modified */
+	uint32_t nobj;
+	int setup_done;
+	int off;          /* recording disabled for this process */
+	int startup_done; /* first LA_ACT_CONSISTENT seen: pid checks on */
+} st;
+
+void shim_flag(uint32_t flags)
+{
+	if (st.shm)
+		__atomic_fetch_or(&st.shm->flags, flags, __ATOMIC_RELAXED);
+}
+
+void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t a, uint64_t b)
+{
+	struct ldprof_record *r;
+	uint32_t i;
+
+	if (!st.shm)
+		return;
+	/*
+	 * Until constructors run nothing can fork, so the loader's own events
+	 * skip the system call. A forked child shares the MAP_SHARED buffer:
+	 * from then on each record proves it comes from the launched pid.
+	 */
+	if (st.startup_done && shim_getpid() != st.shm->pid)
+		return;
+	i = __atomic_fetch_add(&st.shm->nrecords, 1, __ATOMIC_RELAXED);
+	if (i >= st.shm->records_cap) {
+		shim_flag(LDPROF_SHM_F_OVERFLOW);
+		return;
+	}
+	r = &st.recs[i];
+	r->ts = ts;
+	r->type = type;
+	r->obj = obj;
+	r->u32 = u32;
+	r->a = a;
+	r->b = b;
+}
+
+static uint32_t copy_string(const char *s)
+{
+	uint32_t len = (uint32_t)shim_strlen(s) + 1, off;
+
+	off = __atomic_fetch_add(&st.shm->strings_used, len, __ATOMIC_RELAXED);
+	if (off + len > st.shm->strings_cap || off + len < off) {
+		shim_flag(LDPROF_SHM_F_STR_OVERFLOW);
+		return UINT32_MAX;
+	}
+	for (uint32_t k = 0; k < len; k++)
+		st.strings[off + k] = s[k];
+	return off;
+}
+
+/*
+ * The environment, without libc: ld.so exports __libc_stack_end, the
+ * initial stack pointer, where argc, argv and envp begin.
+ */
+static const char *find_env(struct link_map *any, const char *key)
+{
+	struct link_map *m = any;
+	uintptr_t addr = 0;
+
+	while (m->l_prev)
+		m = m->l_prev;
+	for (; m && !addr; m = m->l_next)
+		if ((addr = shim_lookup(m, "__libc_stack_end")))
+			st.rtld = m;
+	if (!addr || !*(char ***)addr)
+		return 0;
+	char **argv = *(char ***)addr + 1; /* skip argc */
+	while (*argv)
+		argv++;
+	for (char **env = argv + 1; *env; env++)
+		if (shim_startswith(*env, key))
+			return *env + shim_strlen(key);
+	return 0;
+}
+
+static int parse_uint(const char **s, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9' && v < (1ull << 40))
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	*s = p;
+	*out = v;
+	return 0;
+}
+
+static int header_ok(const struct ldprof_shm_header *h, uint64_t bytes)
+{
+	const char *magic = LDPROF_SHM_MAGIC;
+
+	for (int k = 0; k < 8; k++)
+		if (h->magic[k] != magic[k])
+			return 0;
+	return h->version == LDPROF_SHM_VERSION && h->header_size == sizeof(*h) &&
+	       h->record_size == sizeof(struct ldprof_record) && h->total_size == bytes &&
+	       h->clock == LDPROF_CLOCK_TSC &&
+	       (uint64_t)h->records_off + (uint64_t)h->records_cap * h->record_size <= bytes &&
+	       (uint64_t)h->strings_off + h->strings_cap <= bytes;
+}
+
+/* Map the launcher's buffer named by LDPROF_SHM="FD,BYTES". */
+static int setup(struct link_map *any)
+{
+	const char *spec = find_env(any, LDPROF_SHM_ENV "=");
+	uint64_t fd, bytes;
+	long p;
+
+	if (!spec || parse_uint(&spec, &fd) || *spec++ != ',' || parse_uint(&spec, &bytes) ||
+	    *spec || bytes < sizeof(struct ldprof_shm_header) || fd > 1u << 20)
+		return -1;
+	p = shim_syscall6(SHIM_SYS_mmap, 0, (long)bytes, 3 /* PROT_READ|PROT_WRITE */,
+			  1 /* MAP_SHARED */, (long)fd, 0);
+	if (p < 0 && p > -4096)
+		return -1;
+	struct ldprof_shm_header *h = (void *)p;
+	/*
+	 * The fd is only ours if it holds our header for this very pid; an
+	 * unrelated file that a grandchild inherited under the same number
+	 * must be left open and untouched.
+	 */
+	if (!header_ok(h, bytes) || h->pid != shim_getpid()) {
+		shim_syscall3(SHIM_SYS_munmap, p, (long)bytes, 0);
+		return -1;
+	}
+	shim_syscall1(SHIM_SYS_close, (long)fd); /* the program's fds stay as they were */
+	uint32_t unclaimed = 0;
+	if (!__atomic_compare_exchange_n(&h->claimed, &unclaimed, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED)) {
+		shim_syscall3(SHIM_SYS_munmap, p, (long)bytes, 0);
+		return -1;
+	}
+	h->shim_version = LDPROF_SHM_VERSION;
+	st.recs = (struct ldprof_record *)((char *)h + h->records_off);
+	st.strings = (char *)h + h->strings_off;
+	st.shm = h;
+	return 0;
+}
+
+SHIM_EXPORT unsigned int la_version(unsigned int version)
+{
+	st.version_ts = shim_now();
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+/* The preload's hook: how the preload records without libc or lookups. */
+static void hook_record(uint16_t type, uint32_t u32, uint64_t a)
+{
+	shim_emit(shim_now(), type, LDPROF_NO_OBJ, u32, a, 0);
+}
+
+static unsigned attach_preload(struct link_map *m)
+{
+	struct ldprof_preload_hook *hook = (void *)shim_lookup(m, LDPROF_HOOK_SYMBOL);
+
+	if (!hook || hook->version != LDPROF_HOOK_VERSION)
+		return 0;
+	hook->record = hook_record;
+	hook->ready = 1;
+	return LDPROF_OBJ_PRELOAD_SHIM;
+}
+
+SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	uint64_t ts = shim_now();
+	unsigned flags = 0;
+
+	if (!st.setup_done) {
+		st.setup_done = 1;
+		st.off = setup(map) != 0;
+		if (!st.off)
+			shim_emit(st.version_ts, LDPROF_REC_VERSION, LDPROF_NO_OBJ, 0, LAV_CURRENT, 0);
+	}
+	if (st.off)
+		return 0;
+	uint32_t idx = st.nobj < LDPROF_NO_OBJ ? st.nobj++ : LDPROF_NO_OBJ;
+	*cookie = idx;
+	if (map == st.rtld)
+		flags = LDPROF_OBJ_LOADER;
+	else if (lmid == LM_ID_BASE && !(flags = attach_preload(map)))
+		flags = shim_instrument(map, idx);
+	uint32_t name = copy_string(map->l_name ? map->l_name : "");
+	shim_emit(ts, LDPROF_REC_OBJOPEN, (uint16_t)idx, name, map->l_addr,
+		  (uint64_t)lmid << 32 | flags);
+	return 0;
+}
+
+SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
+{
+	uint64_t ts = shim_now();
+
+	(void)cookie;
+	if (st.off)
+		return;
+	shim_emit(ts, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, flag, 0, 0);
+	if (flag == LA_ACT_CONSISTENT)
+		st.startup_done = 1;
+}
+
+SHIM_EXPORT void la_preinit(uintptr_t *cookie)
+{
+	(void)cookie;
+	if (!st.off)
+		shim_emit(shim_now(), LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 0, 0);
+}
+
+SHIM_EXPORT unsigned int la_objclose(uintptr_t *cookie)
+{
+	if (!st.off)
+		shim_emit(shim_now(), LDPROF_REC_OBJCLOSE, (uint16_t)*cookie, 0, 0, 0);
+	return 0;
+}

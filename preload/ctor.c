@@ -1,0 +1,160 @@
+/*
+ * Timing each object's constructors and destructors.
+ *
+ * In la_objopen the object is mapped but neither relocated nor under RELRO,
+ * so its .dynamic is still writable. We save the original DT_INIT /
+ * DT_INIT_ARRAY (and DT_FINI / DT_FINI_ARRAY) and point them at trampoline
+ * N (stubs.S), which records the start, calls the originals in the order
+ * ld.so would, and records the end. ld.so and libc read these entries
+ * through l_info[], which points into .dynamic, so both see the change.
+ *
+ * Order kept: DT_INIT, then DT_INIT_ARRAY in order; DT_FINI_ARRAY in
+ * reverse, then DT_FINI (glibc's _dl_init, call_init and _dl_fini).
+ */
+#include "shim.h"
+#include "shim-elfsym.h"
+#include "shim-limits.h"
+
+typedef void (*init_fn)(int, char **, char **);
+typedef void (*fini_fn)(void);
+
+struct fn_list {
+	uintptr_t single; /* DT_INIT or DT_FINI, run-time address, or 0 */
+	uintptr_t array;  /* run-time address of the original array */
+	uint32_t count;   /* entries in the array */
+};
+
+/*
+ * Per-object state lives in the module's .bss; ld.so keeps no state of ours.
+ * slot[] holds the one-entry replacement arrays, so they must stay put.
+ */
+static struct obj_state {
+	struct fn_list init, fini;
+	void *init_slot[1], *fini_slot[1];
+} objs[LDPROF_MAX_OBJS];
+
+extern char ldprof_init_stubs[] SHIM_HIDDEN, ldprof_fini_stubs[] SHIM_HIDDEN;
+
+static uintptr_t stub(char *base, uint32_t idx)
+{
+	return (uintptr_t)(base + (uintptr_t)idx * LDPROF_STUB_SIZE);
+}
+
+/*
+ * Redirect one side (init or fini). With a DT_INIT/DT_FINI entry we point
+ * it at the stub and empty the array, which the stub then runs itself; with
+ * only an array we swap in a one-entry array holding the stub.
+ */
+static int redirect(ElfW(Dyn) *single, ElfW(Dyn) *arr, ElfW(Dyn) *arrsz, uintptr_t l_addr,
+		    uintptr_t stub_addr, void **slot, struct fn_list *out)
+{
+	uint32_t n = arr && arrsz ? (uint32_t)(arrsz->d_un.d_val / sizeof(void *)) : 0;
+
+	if (!single && !n)
+		return 0;
+	out->single = single ? l_addr + single->d_un.d_ptr : 0;
+	out->array = n ? l_addr + arr->d_un.d_ptr : 0;
+	out->count = n;
+	if (single) {
+		single->d_un.d_ptr = stub_addr - l_addr;
+		if (arrsz)
+			arrsz->d_un.d_val = 0;
+	} else {
+		slot[0] = (void *)stub_addr;
+		arr->d_un.d_ptr = (uintptr_t)slot - l_addr;
+		arrsz->d_un.d_val = sizeof(void *);
+	}
+	return 1;
+}
+
+unsigned shim_instrument(struct link_map *m, uint32_t idx)
+{
+	ElfW(Dyn) *dyn = m->l_ld, *strtab;
+	uintptr_t l_addr = m->l_addr;
+	unsigned flags = 0;
+
+	if (!dyn || !(strtab = shim_dyn_find(dyn, DT_STRTAB)))
+		return 0;
+	ElfW(Dyn) *init = shim_dyn_find(dyn, DT_INIT), *fini = shim_dyn_find(dyn, DT_FINI);
+	ElfW(Dyn) *ia = shim_dyn_find(dyn, DT_INIT_ARRAY), *fa = shim_dyn_find(dyn, DT_FINI_ARRAY);
+	ElfW(Dyn) *ias = shim_dyn_find(dyn, DT_INIT_ARRAYSZ);
+	ElfW(Dyn) *fas = shim_dyn_find(dyn, DT_FINI_ARRAYSZ);
+	if (init || (ia && ias && ias->d_un.d_val))
+		flags |= LDPROF_OBJ_HAS_INIT;
+	if (fini || (fa && fas && fas->d_un.d_val))
+		flags |= LDPROF_OBJ_HAS_FINI;
+	/* ld.so did not rebase it, so .dynamic is read-only (the vDSO). */
+	if (l_addr && strtab->d_un.d_ptr < l_addr)
+		return flags | LDPROF_OBJ_DYN_RO;
+	if (idx >= LDPROF_MAX_OBJS) {
+		if (flags)
+			shim_flag(LDPROF_SHM_F_TOO_MANY_OBJS);
+		return flags;
+	}
+	struct obj_state *o = &objs[idx];
+	if (redirect(init, ia, ias, l_addr, stub(ldprof_init_stubs, idx), o->init_slot, &o->init))
+		flags |= LDPROF_OBJ_INIT_TIMED;
+	if (redirect(fini, fa, fas, l_addr, stub(ldprof_fini_stubs, idx), o->fini_slot, &o->fini))
+		flags |= LDPROF_OBJ_FINI_TIMED;
+	return flags;
+}
+
+struct slowest {
+	uint32_t calls, index;
+	uint64_t ticks;
+};
+
+static void note(struct slowest *s, uint64_t t0)
+{
+	uint64_t dt = shim_now() - t0;
+
+	if (dt > s->ticks || !s->calls) {
+		s->ticks = dt;
+		s->index = s->calls;
+	}
+	s->calls++;
+}
+
+SHIM_HIDDEN void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx);
+void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx)
+{
+	const struct fn_list *l = &objs[idx].init;
+	const init_fn *arr = (const init_fn *)l->array;
+	struct slowest s = {0, 0, 0};
+	uint64_t t;
+
+	shim_emit(shim_now(), LDPROF_REC_INIT_BEGIN, (uint16_t)idx, 0, 0, 0);
+	if (l->single) {
+		t = shim_now();
+		((init_fn)l->single)(argc, argv, envp);
+		note(&s, t);
+	}
+	for (uint32_t k = 0; k < l->count; k++) {
+		t = shim_now();
+		arr[k](argc, argv, envp);
+		note(&s, t);
+	}
+	shim_emit(shim_now(), LDPROF_REC_INIT_END, (uint16_t)idx, s.calls, s.index, s.ticks);
+}
+
+SHIM_HIDDEN void ldprof_fini_common(unsigned idx);
+void ldprof_fini_common(unsigned idx)
+{
+	const struct fn_list *l = &objs[idx].fini;
+	const fini_fn *arr = (const fini_fn *)l->array;
+	struct slowest s = {0, 0, 0};
+	uint64_t t;
+
+	shim_emit(shim_now(), LDPROF_REC_FINI_BEGIN, (uint16_t)idx, 0, 0, 0);
+	for (uint32_t k = l->count; k-- > 0;) {
+		t = shim_now();
+		arr[k]();
+		note(&s, t);
+	}
+	if (l->single) {
+		t = shim_now();
+		((fini_fn)l->single)();
+		note(&s, t);
+	}
+	shim_emit(shim_now(), LDPROF_REC_FINI_END, (uint16_t)idx, s.calls, s.index, s.ticks);
+}

@@ -1,0 +1,99 @@
+/*
+ * Raw system calls and the clock for the freestanding shim.
+ *
+ * The audit module runs inside ld.so before libc exists (and in its own link
+ * namespace, where linking libc would load a second copy, ~800 us). So it
+ * makes its few system calls directly. None of these touch errno: the kernel
+ * returns -errno in rax and we keep it there.
+ */
+#ifndef LDPROF_SHIM_SYS_H
+#define LDPROF_SHIM_SYS_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define SHIM_HIDDEN __attribute__((visibility("hidden")))
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+static inline long shim_syscall1(long n, long a)
+{
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a) : "rcx", "r11", "memory");
+	return r;
+}
+
+static inline long shim_syscall3(long n, long a, long b, long c)
+{
+	long r;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(n), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+static inline long shim_syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+	long r;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+/* x86_64 system call numbers used by the shim. */
+enum {
+	SHIM_SYS_write = 1,
+	SHIM_SYS_close = 3,
+	SHIM_SYS_mmap = 9,
+	SHIM_SYS_munmap = 11,
+	SHIM_SYS_getpid = 39,
+	SHIM_SYS_exit_group = 231,
+};
+
+static inline int shim_getpid(void)
+{
+	return (int)shim_syscall1(SHIM_SYS_getpid, 0);
+}
+
+/*
+ * The invariant TSC: ~20 ns to read, no system call and no vDSO lookup. The
+ * launcher checks constant_tsc/nonstop_tsc and calibrates ticks per second
+ * against CLOCK_MONOTONIC over the whole session.
+ */
+static inline uint64_t shim_now(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* Freestanding string helpers; -ffreestanding keeps gcc from calling libc. */
+static inline size_t shim_strlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+static inline int shim_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static inline int shim_startswith(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return 0;
+	return 1;
+}
+
+#endif
