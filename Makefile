@@ -29,7 +29,12 @@ ifeq ($(ASAN),1)
 SAN_FLAGS   = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
+# Sanitizer objects must not mix with normal ones.
+ifeq ($(ASAN),1)
+B := build-asan
+else
 B := build
+endif
 
 .PHONY: all check check-unit check-shell bench install uninstall clean format deps-check
 all:

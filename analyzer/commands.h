@@ -29,9 +29,10 @@ int print_usage(const struct command *cmd, FILE *f);
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int cmd_run(int argc, char **argv);
+int cmd_deps(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
-extern const char usage_run[], usage_help[], usage_version[];
+extern const char usage_run[], usage_deps[], usage_help[], usage_version[];
 
 #endif

@@ -10,6 +10,7 @@
 const struct command commands[] = {
 	{"run", cmd_run, "run a program many times and show where its startup went (default)",
 	 usage_run},
+	{"deps", cmd_deps, "show what ld.so will load and bind, and what it costs", usage_deps},
 	{"help", cmd_help, "show this list, or one command's options", usage_help},
 	{"version", cmd_version, "print ldprof's version", usage_version},
 	{NULL, NULL, NULL, NULL},

@@ -1,0 +1,90 @@
+# Shared helpers for the shell tests (POSIX sh; checked with shellcheck and
+# dash). Each test script sources this, calls check/ok/not_ok, and ends with
+# done_testing. Output is TAP.
+# shellcheck shell=sh
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+LDPROF=${LDPROF:-$TOP/ldprof}
+FIXTURES=$TOP/build/fixtures
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ldprof-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+# Fixed locale: golden files use UTF-8 units, JSON the C decimal point.
+LC_ALL=C.UTF-8
+NO_COLOR=1
+export LC_ALL NO_COLOR
+unset LD_AUDIT LD_PRELOAD LDPROF_SHM
+
+test_count=0
+fail_count=0
+
+ok() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count - $1"
+}
+
+not_ok() {
+	test_count=$((test_count + 1))
+	fail_count=$((fail_count + 1))
+	echo "not ok $test_count - $1"
+}
+
+skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count - # SKIP $1"
+}
+
+# check DESCRIPTION COMMAND...: ok when COMMAND succeeds.
+check() {
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# Print a diagnostic line (TAP comment).
+diag() {
+	echo "# $*"
+}
+
+# expect_eq DESCRIPTION EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "expected: $2"
+		diag "actual:   $3"
+	fi
+}
+
+# expect_file_eq DESCRIPTION EXPECTED_FILE ACTUAL_FILE (a golden comparison)
+expect_file_eq() {
+	if diff -u "$2" "$3" >"$TMP/diff" 2>&1; then
+		ok "$1"
+	else
+		not_ok "$1"
+		sed 's/^/# /' "$TMP/diff"
+	fi
+}
+
+# within DESCRIPTION VALUE EXPECTED TOLERANCE_FRACTION
+within() {
+	if awk -v v="$2" -v e="$3" -v t="$4" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(v != "" && d <= e * t) }'; then
+		ok "$1 ($2, expected $3 +-$(awk -v t="$4" 'BEGIN { print t * 100 }')%)"
+	else
+		not_ok "$1"
+		diag "value $2, expected $3 within $4"
+	fi
+}
+
+# json_get FILE EXPR: evaluate a jq-like path with python3's json module.
+json_get() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+v=eval("d"+sys.argv[2])
+print("null" if v is None else (json.dumps(v) if isinstance(v,(list,dict,bool)) else v))' "$1" "$2"
+}
+
+done_testing() {
+	echo "1..$test_count"
+	[ "$fail_count" -eq 0 ]
+}
