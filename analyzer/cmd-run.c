@@ -26,6 +26,8 @@ const char usage_run[] =
 	"  -w, --warmup N      N uncounted runs first (default 3)\n"
 	"      --max-time SEC  adaptive mode: stop after about SEC seconds (default 3)\n"
 	"      --no-overhead   do not interleave plain runs (halves the work)\n"
+	"      --preload       see main and exit through an LD_PRELOAD library instead\n"
+	"                      of patching GOT slots (costs one more mapped object)\n"
 	"      --timeout SEC   kill a run after SEC seconds (default 60)\n"
 	"      --show-output   let the program write to the terminal (default: its\n"
 	"                      stdout and stderr go to /dev/null; stdin is /dev/null)\n"
@@ -38,18 +40,27 @@ const char usage_run[] =
 
 struct run_opts {
 	struct run_plan plan;
-	bool json, show_output;
+	bool json, show_output, preload;
 	const char *color;
 	double timeout_s;
 };
 
-enum { OPT_JSON = 256, OPT_SHOW_OUTPUT, OPT_COLOR, OPT_TIMEOUT, OPT_MAX_TIME, OPT_NO_OVERHEAD };
+enum {
+	OPT_JSON = 256,
+	OPT_SHOW_OUTPUT,
+	OPT_COLOR,
+	OPT_TIMEOUT,
+	OPT_MAX_TIME,
+	OPT_NO_OVERHEAD,
+	OPT_PRELOAD,
+};
 
 static const struct option long_opts[] = {
 	{"runs", required_argument, NULL, 'n'},
 	{"warmup", required_argument, NULL, 'w'},
 	{"max-time", required_argument, NULL, OPT_MAX_TIME},
 	{"no-overhead", no_argument, NULL, OPT_NO_OVERHEAD},
+	{"preload", no_argument, NULL, OPT_PRELOAD},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
 	{"json", no_argument, NULL, OPT_JSON},
@@ -91,6 +102,9 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_NO_OVERHEAD:
 			o->plan.plain = false;
+			break;
+		case OPT_PRELOAD:
+			o->preload = true;
 			break;
 		case OPT_SHOW_OUTPUT:
 			o->show_output = true;
@@ -140,7 +154,8 @@ static int profile(struct run_opts *o, int argc, char **argv, struct trace *t)
 	t->is_static = tg.is_static;
 	o->plan.profiled = !tg.is_static;
 	struct launch_opts lo = {.path = tg.path, .argv = argv, .show_output = o->show_output,
-				 .timeout_s = o->timeout_s, .profiled = !tg.is_static};
+				 .timeout_s = o->timeout_s, .profiled = !tg.is_static,
+				 .preload = o->preload};
 	r = launcher_init(&l, &lo, &err);
 	target_free(&tg);
 	if (r) {

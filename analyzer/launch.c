@@ -79,11 +79,21 @@ static bool is_ours(const char *e)
 	       !strncmp(e, LDPROF_SHM_ENV "=", sizeof LDPROF_SHM_ENV);
 }
 
-/* environ plus our variables; the user's LD_AUDIT/LD_PRELOAD come after ours. */
+/* "NAME=ours" or "NAME=ours:theirs": the user's entries keep working. */
+static char *prepend(const char *name, const char *ours)
+{
+	const char *theirs = getenv(name);
+
+	if (!ours)
+		return theirs ? xasprintf("%s=%s", name, theirs) : NULL;
+	return theirs && *theirs ? xasprintf("%s=%s:%s", name, ours, theirs)
+				 : xasprintf("%s=%s", name, ours);
+}
+
+/* environ plus our variables; preload is NULL unless --preload. */
 static char **profiled_env(const char *audit, const char *preload, int fd, size_t bytes)
 {
 	size_t n = 0, k = 0;
-	const char *old_audit = getenv("LD_AUDIT"), *old_preload = getenv("LD_PRELOAD");
 
 	while (environ[n])
 		n++;
@@ -91,11 +101,9 @@ static char **profiled_env(const char *audit, const char *preload, int fd, size_
 	for (size_t i = 0; i < n; i++)
 		if (!is_ours(environ[i]))
 			env[k++] = xstrdup(environ[i]);
-	env[k++] = old_audit && *old_audit ? xasprintf("LD_AUDIT=%s:%s", audit, old_audit)
-					   : xasprintf("LD_AUDIT=%s", audit);
-	env[k++] = old_preload && *old_preload
-			   ? xasprintf("LD_PRELOAD=%s:%s", preload, old_preload)
-			   : xasprintf("LD_PRELOAD=%s", preload);
+	env[k++] = prepend("LD_AUDIT", audit);
+	if ((env[k] = prepend("LD_PRELOAD", preload)))
+		k++;
 	env[k++] = xasprintf("%s=%d,%zu", LDPROF_SHM_ENV, fd, bytes);
 	return env;
 }
@@ -130,6 +138,7 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 	l->path = xstrdup(o->path);
 	l->argv = o->argv;
 	l->show_output = o->show_output;
+	l->preload = o->preload;
 	l->timeout_s = o->timeout_s;
 	l->devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (l->devnull < 0) {
@@ -142,7 +151,8 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 	if (o->profiled) {
 		if ((r = find_shim(&audit, &preload, err)))
 			goto out;
-		l->env_profiled = profiled_env(audit, preload, l->shm.fd, l->shm.size);
+		l->env_profiled = profiled_env(audit, o->preload ? preload : NULL, l->shm.fd,
+					       l->shm.size);
 	}
 	r = 0;
 out:
@@ -234,6 +244,8 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 	pid_t pid;
 
 	shm_reset(&l->shm);
+	if (l->preload)
+		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)

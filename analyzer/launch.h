@@ -18,6 +18,7 @@ struct launcher {
 	char **env_profiled, **env_plain;
 	struct shm_buf shm;
 	bool show_output;
+	bool preload; /* the LD_PRELOAD part hooks main and exit */
 	double timeout_s; /* per run; 0 = none */
 	int devnull;
 };
@@ -28,6 +29,7 @@ struct launch_opts {
 	bool show_output;
 	double timeout_s;
 	bool profiled; /* false: never add the shim (static programs) */
+	bool preload;  /* hook main/exit with the LD_PRELOAD part, not GOT slots */
 };
 
 int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf *err);

@@ -8,28 +8,18 @@
  *    a libc here would be a second copy in the audit namespace (~800 us);
  *  - never break the program: on any doubt, stop recording and return;
  *  - no stdio, no errno: system calls return -errno in rax, which we keep;
- *  - everything after startup is written only by the process the launcher
+ *  - everything from main on is written only by the process the launcher
  *    started (pid check), so forked children cannot corrupt the record.
  */
 #include "shim.h"
 #include "shim-elfsym.h"
 
-static struct {
-	struct ldprof_shm_header *shm;
-	struct ldprof_record *recs;
-	char *strings;
-	uint64_t version_ts;   /* la_version runs before we can record */
-	struct link_map *rtld; /* ld.so's own map: never modified */
-	uint32_t nobj;
-	int setup_done;
-	int off;          /* recording disabled for this process */
-	int startup_done; /* first LA_ACT_CONSISTENT seen: pid checks on */
-} st;
+struct shim_state shim;
 
 void shim_flag(uint32_t flags)
 {
-	if (st.shm)
-		__atomic_fetch_or(&st.shm->flags, flags, __ATOMIC_RELAXED);
+	if (shim.shm)
+		__atomic_fetch_or(&shim.shm->flags, flags, __ATOMIC_RELAXED);
 }
 
 void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t a, uint64_t b)
@@ -37,21 +27,22 @@ void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t 
 	struct ldprof_record *r;
 	uint32_t i;
 
-	if (!st.shm)
+	if (!shim.shm)
 		return;
 	/*
-	 * Until constructors run nothing can fork, so the loader's own events
-	 * skip the system call. A forked child shares the MAP_SHARED buffer:
-	 * from then on each record proves it comes from the launched pid.
+	 * Before main nothing forks (short of a constructor that does), so
+	 * the loader's events skip the system call. A child forked by the
+	 * program shares this MAP_SHARED buffer: from main on, each record
+	 * proves it comes from the launched pid.
 	 */
-	if (st.startup_done && shim_getpid() != st.shm->pid)
+	if (shim.in_main && shim_getpid() != shim.shm->pid)
 		return;
-	i = __atomic_fetch_add(&st.shm->nrecords, 1, __ATOMIC_RELAXED);
-	if (i >= st.shm->records_cap) {
+	i = __atomic_fetch_add(&shim.shm->nrecords, 1, __ATOMIC_RELAXED);
+	if (i >= shim.shm->records_cap) {
 		shim_flag(LDPROF_SHM_F_OVERFLOW);
 		return;
 	}
-	r = &st.recs[i];
+	r = &shim.recs[i];
 	r->ts = ts;
 	r->type = type;
 	r->obj = obj;
@@ -64,13 +55,13 @@ static uint32_t copy_string(const char *s)
 {
 	uint32_t len = (uint32_t)shim_strlen(s) + 1, off;
 
-	off = __atomic_fetch_add(&st.shm->strings_used, len, __ATOMIC_RELAXED);
-	if (off + len > st.shm->strings_cap || off + len < off) {
+	off = __atomic_fetch_add(&shim.shm->strings_used, len, __ATOMIC_RELAXED);
+	if (off + len > shim.shm->strings_cap || off + len < off) {
 		shim_flag(LDPROF_SHM_F_STR_OVERFLOW);
 		return UINT32_MAX;
 	}
 	for (uint32_t k = 0; k < len; k++)
-		st.strings[off + k] = s[k];
+		shim.strings[off + k] = s[k];
 	return off;
 }
 
@@ -87,16 +78,19 @@ static const char *find_env(struct link_map *any, const char *key)
 		m = m->l_prev;
 	for (; m && !addr; m = m->l_next)
 		if ((addr = shim_lookup(m, "__libc_stack_end")))
-			st.rtld = m;
+			shim.rtld = m;
 	if (!addr || !*(char ***)addr)
 		return 0;
 	char **argv = *(char ***)addr + 1; /* skip argc */
+	const char *found = 0;
 	while (*argv)
 		argv++;
-	for (char **env = argv + 1; *env; env++)
-		if (shim_startswith(*env, key))
-			return *env + shim_strlen(key);
-	return 0;
+	char **env = argv + 1;
+	for (; *env; env++)
+		if (!found && shim_startswith(*env, key))
+			found = *env + shim_strlen(key);
+	shim.auxv = (const ElfW(auxv_t) *)(env + 1);
+	return found;
 }
 
 static int parse_uint(const char **s, uint64_t *out)
@@ -159,15 +153,15 @@ static int setup(struct link_map *any)
 		return -1;
 	}
 	h->shim_version = LDPROF_SHM_VERSION;
-	st.recs = (struct ldprof_record *)((char *)h + h->records_off);
-	st.strings = (char *)h + h->strings_off;
-	st.shm = h;
+	shim.recs = (struct ldprof_record *)((char *)h + h->records_off);
+	shim.strings = (char *)h + h->strings_off;
+	shim.shm = h;
 	return 0;
 }
 
 SHIM_EXPORT unsigned int la_version(unsigned int version)
 {
-	st.version_ts = shim_now();
+	shim.version_ts = shim_now();
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
@@ -185,6 +179,7 @@ static unsigned attach_preload(struct link_map *m)
 		return 0;
 	hook->record = hook_record;
 	hook->ready = 1;
+	shim.preload = 1;
 	return LDPROF_OBJ_PRELOAD_SHIM;
 }
 
@@ -193,19 +188,22 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 	uint64_t ts = shim_now();
 	unsigned flags = 0;
 
-	if (!st.setup_done) {
-		st.setup_done = 1;
-		st.off = setup(map) != 0;
-		if (!st.off)
-			shim_emit(st.version_ts, LDPROF_REC_VERSION, LDPROF_NO_OBJ, 0, LAV_CURRENT, 0);
+	if (!shim.setup_done) {
+		shim.setup_done = 1;
+		shim.off = setup(map) != 0;
+		if (!shim.off)
+			shim_emit(shim.version_ts, LDPROF_REC_VERSION, LDPROF_NO_OBJ, 0, LAV_CURRENT, 0);
 	}
-	if (st.off)
+	if (shim.off)
 		return 0;
-	uint32_t idx = st.nobj < LDPROF_NO_OBJ ? st.nobj++ : LDPROF_NO_OBJ;
+	uint32_t idx = shim.nobj < LDPROF_NO_OBJ ? shim.nobj++ : LDPROF_NO_OBJ;
+	if (idx == 0)
+		shim.main = map;
 	*cookie = idx;
-	if (map == st.rtld)
+	if (map == shim.rtld)
 		flags = LDPROF_OBJ_LOADER;
-	else if (lmid == LM_ID_BASE && !(flags = attach_preload(map)))
+	else if (lmid == LM_ID_BASE &&
+		 !((shim.shm->options & LDPROF_OPT_PRELOAD) && (flags = attach_preload(map))))
 		flags = shim_instrument(map, idx);
 	uint32_t name = copy_string(map->l_name ? map->l_name : "");
 	shim_emit(ts, LDPROF_REC_OBJOPEN, (uint16_t)idx, name, map->l_addr,
@@ -218,23 +216,28 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	uint64_t ts = shim_now();
 
 	(void)cookie;
-	if (st.off)
+	if (shim.off)
 		return;
 	shim_emit(ts, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, flag, 0, 0);
-	if (flag == LA_ACT_CONSISTENT)
-		st.startup_done = 1;
+	if (flag == LA_ACT_CONSISTENT && !shim.hooked) {
+		shim.hooked = 1;
+		if (!shim.preload)
+			shim_install_hooks();
+	}
 }
 
 SHIM_EXPORT void la_preinit(uintptr_t *cookie)
 {
 	(void)cookie;
-	if (!st.off)
-		shim_emit(shim_now(), LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 0, 0);
+	if (shim.off)
+		return;
+	shim_emit(shim_now(), LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 0, 0);
+	shim.in_main = 1;
 }
 
 SHIM_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 {
-	if (!st.off)
+	if (!shim.off)
 		shim_emit(shim_now(), LDPROF_REC_OBJCLOSE, (uint16_t)*cookie, 0, 0, 0);
 	return 0;
 }

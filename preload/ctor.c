@@ -18,21 +18,6 @@
 typedef void (*init_fn)(int, char **, char **);
 typedef void (*fini_fn)(void);
 
-struct fn_list {
-	uintptr_t single; /* DT_INIT or DT_FINI, run-time address, or 0 */
-	uintptr_t array;  /* run-time address of the original array */
-	uint32_t count;   /* entries in the array */
-};
-
-/*
- * Per-object state lives in the module's .bss; ld.so keeps no state of ours.
- * slot[] holds the one-entry replacement arrays, so they must stay put.
- */
-static struct obj_state {
-	struct fn_list init, fini;
-	void *init_slot[1], *fini_slot[1];
-} objs[LDPROF_MAX_OBJS];
-
 extern char ldprof_init_stubs[] SHIM_HIDDEN, ldprof_fini_stubs[] SHIM_HIDDEN;
 
 static uintptr_t stub(char *base, uint32_t idx)
@@ -91,7 +76,7 @@ unsigned shim_instrument(struct link_map *m, uint32_t idx)
 			shim_flag(LDPROF_SHM_F_TOO_MANY_OBJS);
 		return flags;
 	}
-	struct obj_state *o = &objs[idx];
+	struct obj_state *o = &shim.objs[idx];
 	if (redirect(init, ia, ias, l_addr, stub(ldprof_init_stubs, idx), o->init_slot, &o->init))
 		flags |= LDPROF_OBJ_INIT_TIMED;
 	if (redirect(fini, fa, fas, l_addr, stub(ldprof_fini_stubs, idx), o->fini_slot, &o->fini))
@@ -118,7 +103,7 @@ static void note(struct slowest *s, uint64_t t0)
 SHIM_HIDDEN void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx);
 void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx)
 {
-	const struct fn_list *l = &objs[idx].init;
+	const struct fn_list *l = &shim.objs[idx].init;
 	const init_fn *arr = (const init_fn *)l->array;
 	struct slowest s = {0, 0, 0};
 	uint64_t t;
@@ -140,7 +125,7 @@ void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx)
 SHIM_HIDDEN void ldprof_fini_common(unsigned idx);
 void ldprof_fini_common(unsigned idx)
 {
-	const struct fn_list *l = &objs[idx].fini;
+	const struct fn_list *l = &shim.objs[idx].fini;
 	const fini_fn *arr = (const fini_fn *)l->array;
 	struct slowest s = {0, 0, 0};
 	uint64_t t;

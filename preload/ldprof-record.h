@@ -39,6 +39,11 @@ enum ldprof_shm_flags {
 	LDPROF_SHM_F_NO_PRELOAD = 1u << 3, /* the preload was not found */
 };
 
+/* Header options, set by the launcher. */
+enum ldprof_shm_options {
+	LDPROF_OPT_PRELOAD = 1u << 0, /* ldprof's preload is loaded: it hooks main/exit */
+};
+
 struct ldprof_shm_header {
 	char magic[8];          /* LDPROF_SHM_MAGIC */
 	uint32_t version;       /* LDPROF_SHM_VERSION */
@@ -59,7 +64,9 @@ struct ldprof_shm_header {
 	uint32_t strings_used;  /* bytes of the string area in use */
 	uint32_t flags;         /* enum ldprof_shm_flags */
 	uint32_t shim_version;  /* LDPROF_SHM_VERSION as the shim knows it */
-	uint64_t reserved[6];   /* zero; room for later versions */
+	uint32_t options;       /* launcher: enum ldprof_shm_options */
+	uint32_t reserved32;    /* zero */
+	uint64_t reserved[5];   /* zero; room for later versions */
 };
 
 /* The layout is the format: no implicit padding, fixed offsets. */

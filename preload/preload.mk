@@ -17,7 +17,8 @@ SHIM_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -ffreestanding -fno-b
 SHIM_LDFLAGS = -shared -nostdlib -Wl,--hash-style=gnu -Wl,-z,norelro -Wl,-z,noexecstack -Wl,-z,noseparate-code \
 	       -Wl,--no-undefined-version -Wl,-z,now -Wl,-Bsymbolic
 
-SHIM_AUDIT_OBJS   := $(B)/preload/audit.o $(B)/preload/ctor.o $(B)/preload/elfsym.o \
+SHIM_AUDIT_OBJS   := $(B)/preload/audit.o $(B)/preload/ctor.o $(B)/preload/hooks.o \
+		     $(B)/preload/elfsym.o \
 		     $(B)/preload/stubs.o
 SHIM_PRELOAD_OBJS := $(B)/preload/preload.o $(B)/preload/elfsym.o
 

@@ -50,7 +50,9 @@ enum {
 	SHIM_SYS_write = 1,
 	SHIM_SYS_close = 3,
 	SHIM_SYS_mmap = 9,
+	SHIM_SYS_mprotect = 10,
 	SHIM_SYS_munmap = 11,
+	SHIM_SYS_mincore = 27,
 	SHIM_SYS_getpid = 39,
 	SHIM_SYS_exit_group = 231,
 };

@@ -1,12 +1,59 @@
-/* Internal interfaces of the audit module (see audit.c, ctor.c). */
+/* Internal interfaces and state of the audit module (audit.c, ctor.c, hooks.c). */
 #ifndef LDPROF_SHIM_H
 #define LDPROF_SHIM_H
 
+#include <elf.h>
 #include <link.h>
 #include <stdint.h>
 
 #include "ldprof-record.h"
+#include "shim-limits.h"
 #include "shim-sys.h"
+
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
+			     void (*)(void), void *);
+typedef void (*exit_fn)(int);
+
+/* The functions wrapped to see main's entry and return and the exit call. */
+enum hook_id { HOOK_START_MAIN, HOOK_EXIT, HOOK__EXIT, HOOK__EXIT_C99, HOOK_COUNT };
+
+struct fn_list {
+	uintptr_t single; /* DT_INIT or DT_FINI, run-time address, or 0 */
+	uintptr_t array;  /* run-time address of the original array */
+	uint32_t count;   /* entries in the array */
+};
+
+struct obj_state {
+	struct fn_list init, fini;
+	void *init_slot[1], *fini_slot[1]; /* one-entry replacement arrays */
+};
+
+/*
+ * All mutable state in one object, so that a typical program touches one
+ * page of the module's .bss (each page is a fault, 1-15 us here).
+ */
+struct shim_state {
+	struct ldprof_shm_header *shm;
+	struct ldprof_record *recs;
+	char *strings;
+	uint64_t version_ts;    /* la_version runs before we can record */
+	struct link_map *rtld;  /* ld.so's own map: never modified */
+	struct link_map *main;  /* the executable */
+	const ElfW(auxv_t) *auxv;
+	uint32_t nobj;
+	int setup_done;
+	int off;          /* recording disabled for this process */
+	int in_main;      /* la_preinit seen: forks possible, pid checks on */
+	int preload;      /* ldprof's preload does the hooks instead */
+	int hooked;       /* hooks installed */
+	int exiting;      /* an exit function was called (recursion guard) */
+	void *real[HOOK_COUNT];
+	main_fn real_main;
+	struct obj_state objs[LDPROF_MAX_OBJS];
+};
+
+extern struct shim_state shim SHIM_HIDDEN;
 
 /* Append one record; does nothing when recording is off or not ours. */
 SHIM_HIDDEN void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t a,
@@ -20,5 +67,11 @@ SHIM_HIDDEN void shim_flag(uint32_t flags);
  * trampoline idx. Returns enum ldprof_obj_flags.
  */
 SHIM_HIDDEN unsigned shim_instrument(struct link_map *m, uint32_t idx);
+
+/*
+ * After relocation: point the GOT slots that call __libc_start_main and the
+ * exit functions at our wrappers (hooks.c).
+ */
+SHIM_HIDDEN void shim_install_hooks(void);
 
 #endif

@@ -1,0 +1,221 @@
+/*
+ * main's entry and return, and calls to exit/_exit/_Exit, seen from the
+ * audit module alone.
+ *
+ * Auditing reports neither. The classic answer is an LD_PRELOAD that
+ * interposes __libc_start_main and exit (preload.c, `ldprof --preload`),
+ * but mapping one more object costs ~30 us per exec on these machines,
+ * as much as the whole audit module. So by default, once relocation is
+ * done (LA_ACT_CONSISTENT), we point the executable's GOT slots for these
+ * functions at our wrappers: its _start calls __libc_start_main through
+ * the GOT, and its exit() calls go through GOT or PLT slots.
+ *
+ * Only the executable: scanning every library's relocations faults in
+ * pages ld.so never touched (~3 us each here), for calls to exit() that
+ * libraries rarely make. When a library does call exit(), the analyzer
+ * falls back to the start of _dl_fini (LA_ACT_DELETE) as the boundary.
+ * Slots under RELRO are made writable for the stores and read-only again,
+ * one mprotect pair in all (~5 us here).
+ */
+#include "shim-elfsym.h"
+#include "shim.h"
+
+#define PAGE 4096ul
+
+static int hook_of(const char *name)
+{
+	/* A cheap first test: every relocation's name passes here. */
+	if (name[0] != '_' && name[0] != 'e')
+		return -1;
+	if (shim_streq(name, "__libc_start_main"))
+		return HOOK_START_MAIN;
+	if (shim_streq(name, "exit"))
+		return HOOK_EXIT;
+	if (shim_streq(name, "_exit"))
+		return HOOK__EXIT;
+	if (shim_streq(name, "_Exit"))
+		return HOOK__EXIT_C99;
+	return -1;
+}
+
+static int main_wrapper(int argc, char **argv, char **envp)
+{
+	int ret;
+
+	shim_emit(shim_now(), LDPROF_REC_MAIN_ENTER, LDPROF_NO_OBJ, 0, 0, 0);
+	ret = shim.real_main(argc, argv, envp);
+	shim_emit(shim_now(), LDPROF_REC_MAIN_RETURN, LDPROF_NO_OBJ, 0, (uint64_t)(int64_t)ret, 0);
+	return ret;
+}
+
+static int start_main_wrapper(main_fn main, int argc, char **argv, void (*init)(void),
+			      void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	shim.real_main = main;
+	return ((start_main_fn)shim.real[HOOK_START_MAIN])(main_wrapper, argc, argv, init, fini,
+							    rtld_fini, stack_end);
+}
+
+static __attribute__((noreturn)) void do_exit(enum hook_id id, uint32_t kind, int status)
+{
+	uint64_t ts = shim_now();
+
+	if (!__atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED))
+		shim_emit(ts, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, kind, (uint64_t)(int64_t)status, 0);
+	((exit_fn)shim.real[id])(status);
+	__builtin_unreachable();
+}
+
+static void exit_wrapper(int status)
+{
+	do_exit(HOOK_EXIT, LDPROF_EXIT_EXIT, status);
+}
+
+static void _exit_wrapper(int status)
+{
+	do_exit(HOOK__EXIT, LDPROF_EXIT__EXIT, status);
+}
+
+static void _Exit_wrapper(int status)
+{
+	do_exit(HOOK__EXIT_C99, LDPROF_EXIT__EXIT_C99, status);
+}
+
+/* Computed, not a table: a table of pointers would need relocating. */
+static void *wrapper_of(int id)
+{
+	switch (id) {
+	case HOOK_START_MAIN:
+		return (void *)start_main_wrapper;
+	case HOOK_EXIT:
+		return (void *)exit_wrapper;
+	case HOOK__EXIT:
+		return (void *)_exit_wrapper;
+	default:
+		return (void *)_Exit_wrapper;
+	}
+}
+
+/* The executable's extent and the pages ld.so made read-only (RELRO). */
+struct layout {
+	uintptr_t lo, hi;
+	uintptr_t relro_lo, relro_hi;
+};
+
+static int main_layout(struct layout *l)
+{
+	const ElfW(Phdr) *ph = 0;
+	uintptr_t base = shim.main->l_addr;
+	size_t n = 0;
+
+	*l = (struct layout){UINTPTR_MAX, 0, 0, 0};
+	for (const ElfW(auxv_t) *a = shim.auxv; a && a->a_type != AT_NULL; a++) {
+		if (a->a_type == AT_PHDR)
+			ph = (const void *)a->a_un.a_val;
+		else if (a->a_type == AT_PHNUM)
+			n = a->a_un.a_val;
+	}
+	for (size_t i = 0; ph && i < n; i++) {
+		uintptr_t start = base + ph[i].p_vaddr, end = start + ph[i].p_memsz;
+		if (ph[i].p_type == PT_LOAD) {
+			l->lo = start < l->lo ? start : l->lo;
+			l->hi = end > l->hi ? end : l->hi;
+		} else if (ph[i].p_type == PT_GNU_RELRO) {
+			/* Rounded as ld.so's _dl_protect_relro rounds. */
+			l->relro_lo = start & ~(PAGE - 1);
+			l->relro_hi = end & ~(PAGE - 1);
+		}
+	}
+	return l->hi ? 0 : -1;
+}
+
+/* The definition the global scope gives name, as ld.so would find it. */
+static uintptr_t global_lookup(const char *name)
+{
+	uintptr_t a;
+
+	for (struct link_map *m = shim.main; m; m = m->l_next)
+		if (m != shim.rtld && (a = shim_lookup(m, name)))
+			return a;
+	return 0;
+}
+
+struct pending {
+	void **slot;
+	void *value;
+};
+
+/* Where one slot should point, or NULL to leave it alone. */
+static void *wrap_slot(void **slot, int id, const char *name, const struct layout *l)
+{
+	void *cur = *slot, *real, *wrapper = wrapper_of(id);
+
+	if (cur == wrapper)
+		return 0; /* the PLT range can also lie inside DT_RELA's */
+	/* A lazy PLT slot still points into the executable, at its stub. */
+	real = (uintptr_t)cur >= l->lo && (uintptr_t)cur < l->hi ? (void *)global_lookup(name)
+								 : cur;
+	if (!real || (shim.real[id] && shim.real[id] != real))
+		return 0; /* one wrapper can only forward to one function */
+	shim.real[id] = real;
+	return wrapper;
+}
+
+static size_t scan(const struct shim_dynobj *o, const ElfW(Rela) *r, size_t size,
+		   const struct layout *l, struct pending *out, size_t n, size_t cap)
+{
+	for (size_t i = 0; r && i < size / sizeof(*r) && n < cap; i++) {
+		uint32_t type = ELF64_R_TYPE(r[i].r_info), sym = ELF64_R_SYM(r[i].r_info);
+		if ((type != R_X86_64_GLOB_DAT && type != R_X86_64_JUMP_SLOT) || !sym)
+			continue;
+		const char *name = o->strtab + o->symtab[sym].st_name;
+		int id = hook_of(name);
+		if (id < 0)
+			continue;
+		void **slot = (void **)(o->base + r[i].r_offset);
+		void *value = wrap_slot(slot, id, name, l);
+		if (value)
+			out[n++] = (struct pending){slot, value};
+	}
+	return n;
+}
+
+/* Write the slots; those under RELRO in one mprotect window. */
+static void store(const struct pending *p, size_t n, const struct layout *l)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t page = (uintptr_t)p[i].slot & ~(PAGE - 1);
+		if (page >= l->relro_lo && page < l->relro_hi) {
+			lo = page < lo ? page : lo;
+			hi = page + PAGE > hi ? page + PAGE : hi;
+		}
+	}
+	if (hi && shim_syscall3(SHIM_SYS_mprotect, (long)lo, (long)(hi - lo), 3 /* RW */) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		*p[i].slot = p[i].value;
+	if (hi)
+		shim_syscall3(SHIM_SYS_mprotect, (long)lo, (long)(hi - lo), 1 /* R */);
+}
+
+void shim_install_hooks(void)
+{
+	struct pending p[16];
+	struct shim_dynobj o;
+	struct layout l;
+	struct link_map *m = shim.main;
+	ElfW(Dyn) *d, *sz;
+	size_t n = 0;
+
+	if (!m || shim_dynobj_init(&o, m) || main_layout(&l))
+		return;
+	if ((d = shim_dyn_find(m->l_ld, DT_RELA)) && (sz = shim_dyn_find(m->l_ld, DT_RELASZ)))
+		n = scan(&o, (const void *)shim_dyn_addr(o.base, d->d_un.d_ptr), sz->d_un.d_val, &l,
+			 p, n, 16);
+	if ((d = shim_dyn_find(m->l_ld, DT_JMPREL)) && (sz = shim_dyn_find(m->l_ld, DT_PLTRELSZ)))
+		n = scan(&o, (const void *)shim_dyn_addr(o.base, d->d_un.d_ptr), sz->d_un.d_val, &l,
+			 p, n, 16);
+	store(p, n, &l);
+}
