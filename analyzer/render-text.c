@@ -57,6 +57,19 @@ static void fmt_dur(const struct out *o, char *buf, size_t n, double us)
 		snprintf(buf, n, "%.2f s", us / 1e6);
 }
 
+/* A value in the unit fmt_dur would choose for ref, without the unit. */
+static void fmt_like(char *buf, size_t n, double us, double ref)
+{
+	if (isnan(us))
+		snprintf(buf, n, "-");
+	else if (fabs(ref) < 1000)
+		snprintf(buf, n, "%.1f", us);
+	else if (fabs(ref) < 1e6)
+		snprintf(buf, n, "%.3f", us / 1e3);
+	else
+		snprintf(buf, n, "%.2f", us / 1e6);
+}
+
 static void fmt_num(char *buf, size_t n, double v)
 {
 	if (isnan(v))
@@ -129,8 +142,8 @@ static void phase_table(const struct out *o, const struct report *rep)
 		const struct summary *s = &rep->phase[p];
 		double share = s->n && rep->total.median > 0 ? s->median / rep->total.median : NAN;
 		fmt_dur(o, med, sizeof med, s->n ? s->median : NAN);
-		fmt_num(lo, sizeof lo, s->n ? s->ci_lo : NAN);
-		fmt_num(hi, sizeof hi, s->n ? s->ci_hi : NAN);
+		fmt_like(lo, sizeof lo, s->n ? s->ci_lo : NAN, s->median);
+		fmt_like(hi, sizeof hi, s->n ? s->ci_hi : NAN, s->median);
 		char ci[80];
 		snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
 		fprintf(o->f, "  %-10s %12s  %-23s ", phase_name(p), med, ci);

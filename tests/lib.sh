@@ -5,7 +5,9 @@
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LDPROF=${LDPROF:-$TOP/ldprof}
-FIXTURES=$TOP/build/fixtures
+# Used by the scripts that source this file.
+# shellcheck disable=SC2034
+FIXTURES=${LDPROF_FIXTURES:-$TOP/build/fixtures}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ldprof-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 # Fixed locale: golden files use UTF-8 units, JSON the C decimal point.
@@ -56,8 +58,12 @@ expect_eq() {
 	fi
 }
 
-# expect_file_eq DESCRIPTION EXPECTED_FILE ACTUAL_FILE (a golden comparison)
+# expect_file_eq DESCRIPTION EXPECTED_FILE ACTUAL_FILE (a golden comparison;
+# UPDATE_GOLDEN=1 rewrites EXPECTED_FILE instead)
 expect_file_eq() {
+	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+		cp "$3" "$2"
+	fi
 	if diff -u "$2" "$3" >"$TMP/diff" 2>&1; then
 		ok "$1"
 	else
@@ -87,4 +93,13 @@ print("null" if v is None else (json.dumps(v) if isinstance(v,(list,dict,bool)) 
 done_testing() {
 	echo "1..$test_count"
 	[ "$fail_count" -eq 0 ]
+}
+
+# json_eval FILE PYTHON_EXPRESSION: the expression's value, with the parsed
+# document bound to d (true/false printed in lower case).
+json_eval() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+v=eval(sys.argv[2])
+print(json.dumps(v) if isinstance(v,(bool,list,dict)) or v is None else v)' "$1" "$2"
 }

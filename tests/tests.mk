@@ -13,6 +13,6 @@ check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do $$t; done
 
 check-shell: all $(FIXTURES)
-	tests/run-tests.sh
+	LDPROF_FIXTURES=$(CURDIR)/$(B)/fixtures tests/run-tests.sh
 
 check: check-unit check-shell

@@ -1,0 +1,16 @@
+#!/bin/sh
+# A child forked by the program, which runs the 1 ms destructor again on
+# exit(), and an exec'd grandchild that inherits LD_AUDIT and LDPROF_SHM,
+# leave the parent's record alone.
+. "$(dirname "$0")/lib.sh"
+
+"$LDPROF" -n 15 --no-overhead --json "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" \
+	>"$TMP/j" 2>"$TMP/e"
+check "runs" test $? -eq 0
+expect_eq "every run valid" 15 "$(json_get "$TMP/j" '["valid_runs"]')"
+v=$(json_eval "$TMP/j" "[l['fini_us'] for l in d['libraries'] if l['path'].endswith('/libdtor.so')][0]")
+within "libdtor.so fini_us counts the parent's destructor once" "$v" 1000 0.05
+expect_eq "the grandchild's libraries are not the parent's" "[]" \
+	"$(json_eval "$TMP/j" "[l['path'] for l in d['libraries'] if 'libctor' in l['path']]")"
+expect_eq "one executable" 1 "$(json_eval "$TMP/j" "sum(l['role'] == 'executable' for l in d['libraries'])")"
+done_testing
