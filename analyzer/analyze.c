@@ -215,6 +215,8 @@ void analyze_run(const struct trace *t, const struct trace_run *r, struct run_br
 	bd->init_us = nan_array(t->nobj);
 	bd->fini_us = nan_array(t->nobj);
 	cut_phases(t, m, bd->phase_us);
+	for (int k = 0; k < M_COUNT; k++)
+		bd->elapsed_us[k] = m[k] && m[k] >= m[M_EXEC] ? trace_ticks_to_us(t, m[k] - m[M_EXEC]) : NAN;
 	bd->valid = r->profiled && r->shim_attached && m[M_VERSION] && m[M_CONSISTENT];
 	if (!bd->valid)
 		return;

@@ -22,6 +22,7 @@ struct run_breakdown {
 	bool valid; /* the shim recorded the loader's milestones */
 	double total_us;
 	double phase_us[PH_COUNT];
+	double elapsed_us[PH_COUNT + 1]; /* from exec to the start of each phase; [PH_COUNT]: the end */
 	double *load_us, *reloc_us, *init_us, *fini_us; /* per trace object */
 };
 

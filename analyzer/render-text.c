@@ -154,11 +154,17 @@ static void phase_table(const struct out *o, const struct report *rep)
 		bar(o, share);
 		fputc('\n', o->f);
 	}
-	char sum[32], tot[32];
-	fmt_dur(o, sum, sizeof sum, rep->phase_sum_us);
-	fmt_dur(o, tot, sizeof tot, rep->total.median);
-	fprintf(o->f, "  %s(phase medians add up to %s; the median total is %s)%s\n", DIM(o), sum,
-		tot, RESET(o));
+	fprintf(o->f, "  %s(median elapsed time at each phase's end minus at its start, so the "
+		      "phases add up to the median total)%s\n",
+		DIM(o), RESET(o));
+	/* Runs without the shim's data count in the total but in no phase. */
+	if (fabs(rep->phase_sum_us - rep->total.median) > 0.005 * rep->total.median) {
+		char sum[32], tot[32];
+		fmt_dur(o, sum, sizeof sum, rep->phase_sum_us);
+		fmt_dur(o, tot, sizeof tot, rep->total.median);
+		fprintf(o->f, "  %s(over the %zu runs with the shim's data: %s; over all runs: %s)%s\n",
+			DIM(o), rep->valid_runs, sum, tot, RESET(o));
+	}
 }
 
 static bool shown(const struct trace_object *o)

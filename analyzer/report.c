@@ -114,18 +114,126 @@ static void count_outcomes(const struct trace *t, bool profiled, struct report *
 	}
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median over the picked runs of the time elapsed at milestone k. */
+static double elapsed_median(const struct run_breakdown *bd, const size_t *pick, size_t n, int k,
+			     double *buf)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(bd[pick[i]].elapsed_us[k]))
+			buf[m++] = bd[pick[i]].elapsed_us[k];
+	if (!m)
+		return NAN;
+	qsort(buf, m, sizeof *buf, cmp_double);
+	return m % 2 ? buf[m / 2] : (buf[m / 2 - 1] + buf[m / 2]) / 2;
+}
+
+/*
+ * Each phase's median contribution: the median time elapsed at its end
+ * minus that at its start. Per-phase medians of the durations do not add
+ * up (a delay that hits a random phase in each run is in every run's total
+ * but in no phase's median); these do, exactly, to the median total of the
+ * runs, and a phase that is the same in every run still measures as itself.
+ * A milestone no run reached merges its phase into the one before.
+ */
+static void phase_estimates(const struct run_breakdown *bd, const size_t *pick, size_t n,
+			    double *buf, double est[PH_COUNT])
+{
+	double at[PH_COUNT + 1];
+
+	for (int k = 0; k <= PH_COUNT; k++)
+		at[k] = elapsed_median(bd, pick, n, k, buf);
+	for (int k = 0; k < PH_COUNT; k++) {
+		int j = k + 1;
+		est[k] = NAN;
+		if (isnan(at[k]))
+			continue;
+		while (j < PH_COUNT && isnan(at[j]))
+			j++;
+		if (!isnan(at[j]))
+			est[k] = at[j] - at[k];
+	}
+}
+
+/* A small fixed-seed generator: the report is the same for the same runs. */
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+#define BOOTSTRAP_ROUNDS 400
+
+/* 95% percentile-bootstrap CIs of the phase estimates, over runs. */
+static void phase_cis(const struct run_breakdown *bd, const size_t *valid, size_t n, double *buf,
+		      struct report *rep)
+{
+	double *est = xmalloc(BOOTSTRAP_ROUNDS * PH_COUNT * sizeof *est), col[BOOTSTRAP_ROUNDS];
+	size_t *pick = xmalloc(n * sizeof *pick);
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+	for (int b = 0; b < BOOTSTRAP_ROUNDS; b++) {
+		for (size_t i = 0; i < n; i++)
+			pick[i] = valid[xorshift(&seed) % n];
+		phase_estimates(bd, pick, n, buf, &est[b * PH_COUNT]);
+	}
+	for (int p = 0; p < PH_COUNT; p++) {
+		size_t m = 0;
+		for (int b = 0; b < BOOTSTRAP_ROUNDS; b++)
+			if (!isnan(est[b * PH_COUNT + p]))
+				col[m++] = est[b * PH_COUNT + p];
+		if (!m)
+			continue;
+		qsort(col, m, sizeof *col, cmp_double);
+		rep->phase[p].ci_lo = col[(size_t)(0.025 * (double)(m - 1))];
+		rep->phase[p].ci_hi = col[(size_t)(0.975 * (double)(m - 1) + 0.5)];
+	}
+	free(pick);
+	free(est);
+}
+
+static void summarize_phases(struct run_breakdown *bd, size_t nbd, struct series *s,
+			     struct report *rep)
+{
+	size_t *valid = xmalloc((nbd + 1) * sizeof *valid), n = 0;
+	double *buf = xmalloc((nbd + 1) * sizeof *buf), est[PH_COUNT];
+
+	for (size_t i = 0; i < nbd; i++)
+		if (bd[i].valid)
+			valid[n++] = i;
+	phase_estimates(bd, valid, n, buf, est);
+	for (int p = 0; p < PH_COUNT; p++) {
+		/* Spread (min, max, MAD) from the per-run durations. */
+		for (size_t i = 0; i < n; i++)
+			push(s, bd[valid[i]].phase_us[p]);
+		summarize_series(s, &rep->phase[p]);
+		rep->phase[p].median = est[p];
+		if (isnan(est[p]))
+			rep->phase[p].n = 0;
+		else
+			rep->phase_sum_us += est[p];
+	}
+	if (n)
+		phase_cis(bd, valid, n, buf, rep);
+	free(valid);
+	free(buf);
+}
+
 /* Per object and per phase, over the valid profiled runs. */
 static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd, size_t nbd,
 				 struct series *s, struct report *rep)
 {
-	for (int p = 0; p < PH_COUNT; p++) {
-		for (size_t i = 0; i < nbd; i++)
-			if (bd[i].valid)
-				push(s, bd[i].phase_us[p]);
-		summarize_series(s, &rep->phase[p]);
-		if (!isnan(rep->phase[p].median))
-			rep->phase_sum_us += rep->phase[p].median;
-	}
+	summarize_phases(bd, nbd, s, rep);
 	rep->objs = xcalloc(t->nobj + 1, sizeof *rep->objs);
 	for (uint32_t o = 0; o < t->nobj; o++) {
 		struct report_object *ro = &rep->objs[rep->nobjs];

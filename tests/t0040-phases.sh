@@ -6,13 +6,15 @@
 for prog in "$TOP/samples/sh.dynamic $TOP/samples/foo" "/bin/bash -c exit" \
 	"$FIXTURES/run-relocs/prog"; do
 	# shellcheck disable=SC2086
-	"$LDPROF" -n 30 --no-overhead --json $prog >"$TMP/j" 2>"$TMP/e"
+	"$LDPROF" -n 150 --no-overhead --json $prog >"$TMP/j" 2>"$TMP/e"
 	name=$(echo "$prog" | awk '{ n = split($1, p, "/"); print p[n] }')
 	sum=$(json_get "$TMP/j" '["phase_sum_us"]')
 	total=$(json_get "$TMP/j" '["total_us"]["median"]')
 	within "$name: phase medians add up to the total" "$sum" "$total" 0.03
 	expect_eq "$name: all six phases measured" "exec load relocate init main exit" \
 		"$(json_eval "$TMP/j" "' '.join(p['name'] for p in d['phases'] if p['median_us'] is not None and p['median_us'] > 0)")"
+	expect_eq "$name: in each run the phases add up to the run's total (to 0.1 us)" true \
+		"$(json_eval "$TMP/j" "all(abs(sum(r['phases_us']) - r['total_us']) < 0.1 for r in d['per_run'])")"
 	expect_eq "$name: every run valid" "$(json_get "$TMP/j" '["runs"]')" \
 		"$(json_get "$TMP/j" '["valid_runs"]')"
 	expect_eq "$name: CI brackets the median" True \
