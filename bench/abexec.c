@@ -1,0 +1,211 @@
+/*
+ * abexec: time the exec of several commands side by side, interleaved
+ * round by round, so that drift on a shared machine hits every variant
+ * alike. Each run is fork, a timestamp, execve, wait4, a timestamp, as in
+ * ldprof itself.
+ *
+ *   abexec [-n RUNS] [-w WARMUP] 'LABEL|ENV=V ...|COMMAND ARGS...' ...
+ *
+ * ENV entries are added to the environment; LDPROF_SHM=auto sets up a
+ * record buffer the way ldprof does, so the audit module records for real.
+ * Output: per variant the median, its 95% CI, and the difference and ratio
+ * to the first variant with a paired bootstrap CI, plus page faults.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../analyzer/shm.h"
+#include "../analyzer/stats.h"
+#include "../analyzer/tsc.h"
+
+extern char **environ;
+
+struct variant {
+	char *label;
+	char **argv;
+	char **env;
+	bool shm;
+	double *us;
+	long *minflt;
+};
+
+static char **split(char *s, size_t *n)
+{
+	char **v = xcalloc(strlen(s) / 2 + 2, sizeof *v);
+	*n = 0;
+	for (char *t = strtok(s, " "); t; t = strtok(NULL, " "))
+		v[(*n)++] = t;
+	return v;
+}
+
+static void parse_variant(struct variant *v, char *spec, struct shm_buf *shm)
+{
+	char *label = strtok(spec, "|"), *envs = strtok(NULL, "|"), *cmd = strtok(NULL, "|");
+	size_t ne, nc, k = 0, base = 0;
+
+	if (!label || !envs || !cmd) {
+		fprintf(stderr, "abexec: bad spec (want 'LABEL|ENV=V ...|COMMAND ...')\n");
+		exit(2);
+	}
+	v->label = label;
+	v->argv = split(cmd, &nc);
+	char **e = split(envs, &ne);
+	while (environ[base])
+		base++;
+	v->env = xcalloc(base + ne + 2, sizeof *v->env);
+	for (size_t i = 0; i < base; i++)
+		v->env[k++] = environ[i];
+	for (size_t i = 0; i < ne; i++) {
+		if (!strcmp(e[i], "-"))
+			continue;
+		if (!strcmp(e[i], "LDPROF_SHM=auto")) {
+			v->shm = true;
+			v->env[k++] = xasprintf("LDPROF_SHM=%d,%zu", shm->fd, shm->size);
+		} else {
+			v->env[k++] = e[i];
+		}
+	}
+}
+
+static double run_once(struct variant *v, struct shm_buf *shm, int devnull, long *minflt)
+{
+	struct rusage ru;
+	uint64_t t0, t1;
+	int st;
+
+	shm_reset(shm);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		if (v->shm)
+			fcntl(shm->fd, F_SETFD, 0);
+		shm->hdr->pid = getpid();
+		shm->hdr->exec_ts = tsc_now();
+		execve(v->argv[0], v->argv, v->env);
+		_exit(127);
+	}
+	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
+		;
+	t1 = tsc_now();
+	t0 = shm->hdr->exec_ts;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) == 127) {
+		fprintf(stderr, "abexec: %s: %s failed\n", v->label, v->argv[0]);
+		exit(1);
+	}
+	*minflt = ru.ru_minflt;
+	return (double)(t1 - t0);
+}
+
+static double median_of(const double *x, size_t n)
+{
+	double *c = xmalloc(n * sizeof *c);
+	struct summary s;
+
+	memcpy(c, x, n * sizeof *c);
+	summarize(c, n, &s);
+	free(c);
+	return s.median;
+}
+
+/* Paired bootstrap over rounds of median(b) - median(a). */
+static void diff_ci(const double *a, const double *b, size_t n, double *lo, double *hi)
+{
+	enum { ROUNDS = 1000 };
+	double *ra = xmalloc(n * sizeof *ra), *rb = xmalloc(n * sizeof *rb), d[ROUNDS];
+	uint64_t seed = 88172645463325252ull;
+
+	for (int r = 0; r < ROUNDS; r++) {
+		for (size_t i = 0; i < n; i++) {
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			ra[i] = a[seed % n];
+			rb[i] = b[seed % n];
+		}
+		d[r] = median_of(rb, n) - median_of(ra, n);
+	}
+	struct summary s;
+	summarize(d, ROUNDS, &s); /* sorts d */
+	*lo = d[(int)(0.025 * ROUNDS)];
+	*hi = d[(int)(0.975 * ROUNDS)];
+	free(ra);
+	free(rb);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long runs = 500, warmup = 10;
+	struct shm_buf shm;
+	struct errbuf err;
+	struct tsc_cal cal;
+	int opt, devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	while ((opt = getopt(argc, argv, "n:w:")) != -1) {
+		if (opt == 'n')
+			runs = strtoul(optarg, NULL, 10);
+		else if (opt == 'w')
+			warmup = strtoul(optarg, NULL, 10);
+		else
+			return 2;
+	}
+	size_t nv = (size_t)(argc - optind);
+	if (!nv || !runs || shm_create(&shm, 64 * 1024, &err)) {
+		fprintf(stderr, "usage: abexec [-n RUNS] [-w WARMUP] 'LABEL|ENV ...|CMD ...'...\n");
+		return 2;
+	}
+	struct variant *v = xcalloc(nv, sizeof *v);
+	for (size_t i = 0; i < nv; i++) {
+		parse_variant(&v[i], argv[optind + i], &shm);
+		v[i].us = xcalloc(runs, sizeof(double));
+		v[i].minflt = xcalloc(runs, sizeof(long));
+	}
+	tsc_cal_begin(&cal);
+	for (unsigned long r = 0; r < warmup + runs; r++)
+		for (size_t i = 0; i < nv; i++) {
+			long f;
+			double t = run_once(&v[i], &shm, devnull, &f);
+			if (r >= warmup) {
+				v[i].us[r - warmup] = t;
+				v[i].minflt[r - warmup] = f;
+			}
+		}
+	double hz = tsc_cal_end(&cal);
+	printf("%-28s %10s %21s %24s %7s %7s\n", "variant", "median", "95% CI", "vs first (95% CI)",
+	       "ratio", "minflt");
+	double base = 0;
+	for (size_t i = 0; i < nv; i++) {
+		struct summary s, f;
+		double *c = xmalloc(runs * sizeof *c), *fl = xmalloc(runs * sizeof *fl);
+		for (size_t k = 0; k < runs; k++) {
+			c[k] = v[i].us[k] = v[i].us[k] * 1e6 / hz;
+			fl[k] = (double)v[i].minflt[k];
+		}
+		summarize(c, runs, &s);
+		summarize(fl, runs, &f);
+		if (i == 0)
+			base = s.median;
+		char ci[64], d[64] = "";
+		snprintf(ci, sizeof ci, "[%.1f, %.1f]", s.ci_lo, s.ci_hi);
+		if (i > 0) {
+			double lo, hi;
+			diff_ci(v[0].us, v[i].us, runs, &lo, &hi);
+			snprintf(d, sizeof d, "%+.1f [%+.1f, %+.1f]", s.median - base, lo, hi);
+		}
+		printf("%-28s %7.1f us %21s %24s %7.3f %7.1f\n", v[i].label, s.median, ci, d,
+		       s.median / base, f.median);
+		free(c);
+		free(fl);
+	}
+	printf("(%lu interleaved rounds after %lu warmup; times from the last timestamp before "
+	       "execve to wait4's return)\n",
+	       runs, warmup);
+	return 0;
+}

@@ -1,0 +1,50 @@
+# Benchmarks for `ldprof run`: the shim's overhead, side by side with plain
+# runs and with a minimal audit module, and the static/dynamic ratio of the
+# 2003 experiment. Runs are interleaved in one process (bench/abexec).
+
+BENCH_RUNS ?= 1000
+ABEXEC := $(B)/bench/abexec
+MIN_AUDIT := $(B)/bench/min-audit.so
+
+$(ABEXEC): bench/abexec.c $(ANALYZER_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ANALYZER_CFLAGS) -o $@ $< $(ANALYZER_LIB) $(ANALYZER_LIBS)
+
+$(MIN_AUDIT): bench/min-audit.c
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $<
+
+AUDIT_ABS   = $(CURDIR)/$(SHIM_AUDIT)
+PRELOAD_ABS = $(CURDIR)/$(SHIM_PRELOAD)
+SH_CMD      = $(CURDIR)/samples/sh.dynamic $(CURDIR)/samples/foo
+
+.PHONY: bench-overhead bench-static
+bench-overhead: $(ABEXEC) $(MIN_AUDIT) $(SHIM_LIBS) $(SAMPLES)
+	@echo "== shim overhead: /bin/bash -c exit"
+	@$(ABEXEC) -n $(BENCH_RUNS) 'plain|-|/bin/bash -c exit' \
+		'minimal audit|LD_AUDIT=$(CURDIR)/$(MIN_AUDIT)|/bin/bash -c exit' \
+		'ldprof shim|LD_AUDIT=$(AUDIT_ABS) LDPROF_SHM=auto|/bin/bash -c exit' \
+		'ldprof shim --preload|LD_AUDIT=$(AUDIT_ABS) LD_PRELOAD=$(PRELOAD_ABS) LDPROF_SHM=auto|/bin/bash -c exit'
+	@echo
+	@echo "== shim overhead: samples/sh.dynamic samples/foo"
+	@$(ABEXEC) -n $(BENCH_RUNS) 'plain|-|$(SH_CMD)' \
+		'minimal audit|LD_AUDIT=$(CURDIR)/$(MIN_AUDIT)|$(SH_CMD)' \
+		'ldprof shim|LD_AUDIT=$(AUDIT_ABS) LDPROF_SHM=auto|$(SH_CMD)' \
+		'ldprof shim --preload|LD_AUDIT=$(AUDIT_ABS) LD_PRELOAD=$(PRELOAD_ABS) LDPROF_SHM=auto|$(SH_CMD)'
+	@echo
+
+bench-static: $(ABEXEC) $(SAMPLES) $(LDPROF)
+	@echo "== the 2003 experiment: static vs dynamic sample shell running samples/foo"
+	@echo "   (FreeBSD 2003: 1.12 s vs 1.55 s for 100 runs, 1.38x)"
+	@$(ABEXEC) -n $(BENCH_RUNS) 'sh.static|-|$(CURDIR)/samples/sh.static $(CURDIR)/samples/foo' \
+		'sh.dynamic|-|$(SH_CMD)'
+	@if command -v hyperfine >/dev/null 2>&1; then \
+		hyperfine -N -w 20 -r $(BENCH_RUNS) --export-json $(B)/bench/hyperfine.json \
+			'$(CURDIR)/samples/sh.static $(CURDIR)/samples/foo' '$(SH_CMD)' >/dev/null 2>&1 && \
+		python3 -c 'import json; r=json.load(open("$(B)/bench/hyperfine.json"))["results"]; \
+			print("   hyperfine -N (means): static %.1f us, dynamic %.1f us, ratio %.3f" % \
+			(r[0]["mean"]*1e6, r[1]["mean"]*1e6, r[1]["mean"]/r[0]["mean"]))'; \
+	else echo "   (hyperfine not installed: no cross-check)"; fi
+	@echo
+
+BENCHES += bench-overhead bench-static
