@@ -55,6 +55,7 @@ struct report {
 	size_t nobjs;
 	bool have_overhead;
 	double overhead_us, overhead_pct, overhead_minflt;
+	double overhead_ci_lo, overhead_ci_hi; /* paired bootstrap, 95% */
 	struct outcome *outcomes;
 	size_t noutcomes;
 	double phase_sum_us; /* sum of phase medians, to compare with the total */

@@ -178,6 +178,14 @@ static void outcomes(struct json *j, const struct report *rep)
 static void overhead(struct json *j, const struct report *rep)
 {
 	json_num(j, "overhead_us", rep->have_overhead ? rep->overhead_us : NAN);
+	if (rep->have_overhead) {
+		json_arr_open(j, "overhead_us_ci95");
+		json_num(j, NULL, rep->overhead_ci_lo);
+		json_num(j, NULL, rep->overhead_ci_hi);
+		json_arr_close(j);
+	} else {
+		json_null(j, "overhead_us_ci95");
+	}
 	json_num(j, "overhead_pct", rep->have_overhead ? rep->overhead_pct : NAN);
 	json_num(j, "overhead_minflt", rep->have_overhead ? rep->overhead_minflt : NAN);
 }

@@ -245,6 +245,8 @@ static void overhead_line(const struct out *o, const struct report *rep)
 		      "plain runs\n",
 		rep->overhead_us < 0 ? '-' : '+', d, rep->overhead_pct, rep->overhead_minflt,
 		rep->plain_runs);
+	fprintf(o->f, "  %s(95%% CI of the overhead: %+.1f to %+.1f %s)%s\n", DIM(o),
+		rep->overhead_ci_lo, rep->overhead_ci_hi, us_unit(o), RESET(o));
 }
 
 void render_text(FILE *f, const struct report *rep, const struct text_style *st)

@@ -303,6 +303,54 @@ static void add_notes(const struct trace *t, struct report *rep)
 		note(rep, "interrupted: the report covers the %zu runs completed", rep->runs);
 }
 
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * The overhead's CI: profiled and plain runs alternate, so the i-th of each
+ * form a pair that saw the same machine; resampling pairs keeps that.
+ */
+static void overhead_ci(const struct trace *t, struct report *rep)
+{
+	size_t np = 0, nq = 0;
+	double *p = xmalloc((t->nrun + 1) * sizeof *p), *q = xmalloc((t->nrun + 1) * sizeof *q);
+	double *rp = xmalloc((t->nrun + 1) * sizeof *rp), *rq = xmalloc((t->nrun + 1) * sizeof *rq);
+	double d[BOOTSTRAP_ROUNDS];
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		double us = trace_ticks_to_us(t, r->reap_ts - r->exec_ts);
+		if (r->warmup)
+			continue;
+		if (r->profiled)
+			p[np++] = us;
+		else
+			q[nq++] = us;
+	}
+	size_t n = np < nq ? np : nq;
+	for (int b = 0; n && b < BOOTSTRAP_ROUNDS; b++) {
+		for (size_t i = 0; i < n; i++) {
+			size_t k = xorshift(&seed) % n;
+			rp[i] = p[k];
+			rq[i] = q[k];
+		}
+		d[b] = median_of(rp, n) - median_of(rq, n);
+	}
+	if (n) {
+		qsort(d, BOOTSTRAP_ROUNDS, sizeof *d, cmp_double);
+		rep->overhead_ci_lo = d[(int)(0.025 * BOOTSTRAP_ROUNDS)];
+		rep->overhead_ci_hi = d[(int)(0.975 * BOOTSTRAP_ROUNDS)];
+	}
+	free(p);
+	free(q);
+	free(rp);
+	free(rq);
+}
+
 void report_build(const struct trace *t, struct report *rep)
 {
 	struct series s = {xmalloc((t->nrun + 1) * sizeof(double)), 0};
@@ -337,6 +385,7 @@ void report_build(const struct trace *t, struct report *rep)
 		rep->overhead_us = rep->total.median - rep->plain_total.median;
 		rep->overhead_pct = rep->overhead_us / rep->plain_total.median * 100;
 		rep->overhead_minflt = median_minflt(t, true, &s) - median_minflt(t, false, &s);
+		overhead_ci(t, rep);
 	}
 	add_notes(t, rep);
 	for (size_t i = 0; i < nbd; i++)
