@@ -66,6 +66,6 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(B) $(LDPROF) $(SAMPLES)
+	rm -rf build build-asan ldprof $(SAMPLES)
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

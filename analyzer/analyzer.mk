@@ -1,6 +1,11 @@
 # The ldprof program: command table, launcher, ELF reading, analysis, reports.
 
+# The sanitizer build keeps its binary apart too, so that the two never mix.
+ifeq ($(ASAN),1)
+LDPROF := $(B)/ldprof
+else
 LDPROF := ldprof
+endif
 
 ANALYZER_PKGS    := libelf
 ANALYZER_CFLAGS   = $(BASE_CFLAGS) $(SAN_FLAGS) $(shell $(PKG_CONFIG) --cflags $(ANALYZER_PKGS)) \

@@ -13,6 +13,7 @@ check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do $$t; done
 
 check-shell: all $(FIXTURES)
-	LDPROF_FIXTURES=$(CURDIR)/$(B)/fixtures tests/run-tests.sh
+	LDPROF=$(CURDIR)/$(LDPROF) LDPROF_FIXTURES=$(CURDIR)/$(B)/fixtures \
+		LDPROF_MAKE_ARGS="ASAN=$(ASAN)" tests/run-tests.sh
 
 check: check-unit check-shell
