@@ -7,7 +7,7 @@
 #include "analyze.h"
 #include "commands.h"
 #include "launch.h"
-#include "render.h"
+#include "output.h"
 #include "runner.h"
 #include "target.h"
 #include "tsc.h"
@@ -31,8 +31,7 @@ const char usage_run[] =
 	"      --timeout SEC   kill a run after SEC seconds (default 60)\n"
 	"      --show-output   let the program write to the terminal (default: its\n"
 	"                      stdout and stderr go to /dev/null; stdin is /dev/null)\n"
-	"      --json          print the report as JSON (schema ldprof-run/1)\n"
-	"      --color WHEN    auto, always or never (default auto; NO_COLOR is honoured)\n"
+	OUT_USAGE
 	"  -h, --help          show this help\n"
 	"\n"
 	"Exit status: 0 when a report was printed (whatever the program's own status),\n"
@@ -40,15 +39,13 @@ const char usage_run[] =
 
 struct run_opts {
 	struct run_plan plan;
-	bool json, show_output, preload;
-	const char *color;
+	bool show_output, preload;
+	struct out_opts out;
 	double timeout_s;
 };
 
 enum {
-	OPT_JSON = 256,
-	OPT_SHOW_OUTPUT,
-	OPT_COLOR,
+	OPT_SHOW_OUTPUT = 256,
 	OPT_TIMEOUT,
 	OPT_MAX_TIME,
 	OPT_NO_OVERHEAD,
@@ -63,9 +60,8 @@ static const struct option long_opts[] = {
 	{"preload", no_argument, NULL, OPT_PRELOAD},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"color", required_argument, NULL, OPT_COLOR},
 	{"help", no_argument, NULL, 'h'},
+	OUT_LONG_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -79,7 +75,12 @@ static int parse(int argc, char **argv, struct run_opts *o)
 	o->timeout_s = 60;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+n:w:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+n:w:o:h", long_opts, NULL)) != -1) {
+		int handled = out_option(c, optarg, &o->out, "run");
+		if (handled < 0)
+			return EXIT_USAGE;
+		if (handled)
+			continue;
 		switch (c) {
 		case 'n':
 			if (parse_ulong(optarg, 1, 1000000, &v))
@@ -108,14 +109,6 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_SHOW_OUTPUT:
 			o->show_output = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_COLOR:
-			o->color = optarg;
-			if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))
-				return usage_error("run", "--color wants auto, always or never");
 			break;
 		case 'h':
 			return print_usage(find_command("run"), stdout);
@@ -183,21 +176,19 @@ int cmd_run(int argc, char **argv)
 	struct run_opts o = {0};
 	struct trace t = {0};
 	struct report rep;
-	struct text_style st;
+	struct errbuf err;
 	int r = parse(argc, argv, &o);
 
 	if (r >= 0)
 		return r;
-	if (text_style_for(stdout, o.color, &st))
-		return usage_error("run", "bad --color");
 	r = profile(&o, argc - optind, argv + optind, &t);
 	if (r == EXIT_OK) {
 		trace_load_facts(&t);
 		report_build(&t, &rep);
-		if (o.json)
-			render_json(stdout, &rep);
-		else
-			render_text(stdout, &rep, &st);
+		if (out_write(&o.out, &rep, &err)) {
+			error_msg("%s", err.msg);
+			r = EXIT_FAIL;
+		}
 		report_free(&rep);
 	}
 	trace_free(&t);

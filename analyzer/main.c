@@ -10,6 +10,9 @@
 const struct command commands[] = {
 	{"run", cmd_run, "run a program many times and show where its startup went (default)",
 	 usage_run},
+	{"record", cmd_record, "run a program like run and save the trace to a file", usage_record},
+	{"report", cmd_report, "show a saved trace in any format", usage_report},
+	{"diff", cmd_diff, "compare two saved traces; fail on a regression", usage_diff},
 	{"deps", cmd_deps, "show what ld.so will load and bind, and what it costs", usage_deps},
 	{"help", cmd_help, "show this list, or one command's options", usage_help},
 	{"version", cmd_version, "print ldprof's version", usage_version},

@@ -1,0 +1,109 @@
+#include "output.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "render.h"
+
+static const char *const format_names[] = {
+	[OUT_TEXT] = "text",     [OUT_JSON] = "json",     [OUT_CSV] = "csv",
+	[OUT_HYPERFINE] = "hyperfine", [OUT_CHROME] = "chrome", [OUT_FOLDED] = "folded",
+	[OUT_HTML] = "html",
+};
+
+int out_option(int c, const char *arg, struct out_opts *o, const char *cmd)
+{
+	switch (c) {
+	case OUT_OPT_FORMAT:
+		for (size_t i = 0; i < ARRAY_SIZE(format_names); i++) {
+			if (!strcmp(arg, format_names[i])) {
+				o->format = (enum out_format)i;
+				return 1;
+			}
+		}
+		usage_error(cmd, "unknown format '%s' (text, json, csv, hyperfine, chrome, folded, "
+				 "html)",
+			    arg);
+		return -1;
+	case OUT_OPT_JSON:
+		o->format = OUT_JSON;
+		return 1;
+	case OUT_OPT_COLOR:
+		if (strcmp(arg, "auto") && strcmp(arg, "always") && strcmp(arg, "never")) {
+			usage_error(cmd, "--color wants auto, always or never");
+			return -1;
+		}
+		o->color = arg;
+		return 1;
+	case OUT_OPT_ALL_RUNS:
+		o->all_runs = true;
+		return 1;
+	case 'o':
+		o->path = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int render(FILE *f, const struct out_opts *o, const struct report *rep,
+		  struct errbuf *err)
+{
+	struct text_style st;
+
+	switch (o->format) {
+	case OUT_TEXT:
+		text_style_for(f, o->color, &st);
+		render_text(f, rep, &st);
+		return 0;
+	case OUT_JSON:
+		render_json(f, rep);
+		return 0;
+	default:
+		return set_err(err, ENOTSUP, "--format %s: not implemented yet",
+			       format_names[o->format]);
+	}
+}
+
+/* Write to PATH.XXXXXX next to it, then rename: never a half-written file. */
+static int write_file(const struct out_opts *o, const struct report *rep, struct errbuf *err)
+{
+	char *tmp = xasprintf("%s.XXXXXX", o->path);
+	int fd = mkstemp(tmp), r;
+	FILE *f;
+
+	if (fd < 0) {
+		r = set_err(err, errno, "%s: %s", o->path, strerror(errno));
+		goto out;
+	}
+	if (!(f = fdopen(fd, "w"))) {
+		r = set_err(err, errno, "%s: %s", o->path, strerror(errno));
+		close(fd);
+		goto unlink;
+	}
+	r = render(f, o, rep, err);
+	if (!r && (fflush(f) || ferror(f) || fsync(fileno(f))))
+		r = set_err(err, errno, "%s: write error: %s", o->path, strerror(errno));
+	if (fclose(f) && !r)
+		r = set_err(err, errno, "%s: write error: %s", o->path, strerror(errno));
+	if (!r && rename(tmp, o->path))
+		r = set_err(err, errno, "%s: %s", o->path, strerror(errno));
+unlink:
+	if (r)
+		unlink(tmp);
+out:
+	free(tmp);
+	return r;
+}
+
+int out_write(const struct out_opts *o, const struct report *rep, struct errbuf *err)
+{
+	if (o->path && strcmp(o->path, "-"))
+		return write_file(o, rep, err);
+	return render(stdout, o, rep, err);
+}
