@@ -37,6 +37,13 @@ struct report_object {
 	double share; /* median total / median process total */
 };
 
+/* One recommendation with what it would save per exec (the model fills these). */
+struct advice {
+	char *what; /* "link statically", "drop libfoo.so.1 (-Wl,--as-needed)" */
+	char *why;  /* one sentence of evidence */
+	double saved_us, saved_lo, saved_hi; /* NAN when not estimated */
+};
+
 struct outcome {
 	int wait_status;
 	size_t runs;
@@ -60,6 +67,11 @@ struct report {
 	size_t noutcomes;
 	double phase_sum_us; /* sum of phase medians, to compare with the total */
 	bool interrupted;
+	/* The static-link verdict and ranked advice, when the model gave them. */
+	bool have_verdict;
+	double static_saved_us, static_saved_lo, static_saved_hi, static_saved_pct;
+	struct advice *advice; /* largest saving first */
+	size_t nadvice;
 	char **notes; /* plain sentences the renderers print */
 	size_t nnotes, capnotes;
 };

@@ -396,6 +396,11 @@ void report_build(const struct trace *t, struct report *rep)
 
 void report_free(struct report *rep)
 {
+	for (size_t i = 0; i < rep->nadvice; i++) {
+		free(rep->advice[i].what);
+		free(rep->advice[i].why);
+	}
+	free(rep->advice);
 	free(rep->objs);
 	free(rep->outcomes);
 	for (size_t i = 0; i < rep->nnotes; i++)
