@@ -53,61 +53,101 @@ int profile_option(int c, const char *arg, struct profile_opts *o, const char *c
 	}
 }
 
-static int run_all(const struct profile_opts *o, struct target *tg, char **argv, struct trace *t)
+/* Resolve every side's program before running anything. */
+static int resolve_all(size_t n, const struct profile_cmd *cmds, struct target *tg,
+		       struct trace *traces)
 {
-	struct run_plan plan = o->plan;
-	struct launch_opts lo = {.path = tg->path, .argv = argv, .show_output = o->show_output,
-				 .timeout_s = o->timeout_s, .profiled = !tg->is_static,
-				 .preload = o->preload};
-	struct launcher l;
 	struct errbuf err;
-	struct tsc_cal cal;
-	bool interrupted = false;
-	int r;
 
-	plan.profiled = !tg->is_static;
-	if (launcher_init(&l, &lo, &err)) {
-		error_msg("%s", err.msg);
-		return EXIT_FAIL;
-	}
-	tsc_cal_begin(&cal);
-	r = runner_execute(&l, &plan, t, &interrupted, &err);
-	t->tsc_hz = tsc_cal_end(&cal);
-	t->interrupted = interrupted;
-	launcher_fini(&l);
-	if (r) {
-		error_msg("%s", err.msg);
-		return EXIT_FAIL;
-	}
-	if (!runner_counted(t, plan.profiled)) {
-		error_msg("%s: interrupted before the first run completed", t->program);
-		return 130;
+	for (size_t i = 0; i < n; i++) {
+		trace_init(&traces[i], cmds[i].argc, cmds[i].argv);
+		if (target_resolve(cmds[i].argv[0], &tg[i], &err)) {
+			error_msg("%s", err.msg);
+			return EXIT_USAGE;
+		}
+		traces[i].program = xstrdup(tg[i].path);
+		traces[i].elf_path = xstrdup(tg[i].elf_path);
+		traces[i].kind = tg[i].kind;
+		traces[i].is_static = tg[i].is_static;
 	}
 	return EXIT_OK;
 }
 
-int profile_program(const struct profile_opts *o, int argc, char **argv, struct trace *t)
+static int run_sides(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
+		     struct target *tg, struct trace *traces, bool for_compare)
 {
-	struct target tg;
+	struct run_plan plan = o->plan;
+	struct launcher *l = xcalloc(n, sizeof *l);
+	struct runner_side *sides = xcalloc(n, sizeof *sides);
+	struct errbuf err;
+	struct tsc_cal cal;
+	bool interrupted = false;
+	size_t ready = 0;
+	int r = EXIT_OK;
+
+	plan.profiled = !(n == 1 && tg[0].is_static);
+	if (for_compare)
+		plan.plain = plan.adapt_on_plain = true;
+	for (; ready < n; ready++) {
+		struct launch_opts lo = {.path = tg[ready].path, .argv = cmds[ready].argv,
+					 .show_output = o->show_output, .timeout_s = o->timeout_s,
+					 .profiled = !tg[ready].is_static, .preload = o->preload};
+		if (launcher_init(&l[ready], &lo, &err)) {
+			error_msg("%s", err.msg);
+			r = EXIT_FAIL;
+			goto out;
+		}
+		sides[ready] = (struct runner_side){&l[ready], &traces[ready], !tg[ready].is_static};
+	}
+	tsc_cal_begin(&cal);
+	if (runner_execute_multi(sides, n, &plan, &interrupted, &err)) {
+		error_msg("%s", err.msg);
+		r = EXIT_FAIL;
+	}
+	double hz = tsc_cal_end(&cal);
+	for (size_t i = 0; i < n; i++) {
+		traces[i].tsc_hz = hz;
+		traces[i].interrupted = interrupted;
+		if (!r && !runner_counted(&traces[i], sides[i].profiled && !for_compare)) {
+			error_msg("%s: interrupted before the first run completed",
+				  traces[i].program);
+			r = 130;
+		}
+	}
+out:
+	for (size_t i = 0; i < ready; i++)
+		launcher_fini(&l[i]);
+	free(l);
+	free(sides);
+	return r;
+}
+
+int profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
+		     struct trace *traces, bool for_compare)
+{
+	struct target *tg = xcalloc(n, sizeof *tg);
 	struct errbuf err;
 	int r;
 
-	trace_init(t, argc, argv);
 	if (tsc_check(&err)) {
 		error_msg("%s", err.msg);
-		return EXIT_FAIL;
+		r = EXIT_FAIL;
+		goto out;
 	}
-	if (target_resolve(argv[0], &tg, &err)) {
-		error_msg("%s", err.msg);
-		return EXIT_USAGE;
-	}
-	t->program = xstrdup(tg.path);
-	t->elf_path = xstrdup(tg.elf_path);
-	t->kind = tg.kind;
-	t->is_static = tg.is_static;
-	r = run_all(o, &tg, argv, t);
-	target_free(&tg);
-	if (r == EXIT_OK)
-		trace_load_facts(t);
+	if ((r = resolve_all(n, cmds, tg, traces)) == EXIT_OK &&
+	    (r = run_sides(o, n, cmds, tg, traces, for_compare)) == EXIT_OK)
+		for (size_t i = 0; i < n; i++)
+			trace_load_facts(&traces[i]);
+out:
+	for (size_t i = 0; i < n; i++)
+		target_free(&tg[i]);
+	free(tg);
 	return r;
+}
+
+int profile_program(const struct profile_opts *o, int argc, char **argv, struct trace *t)
+{
+	struct profile_cmd c = {argc, argv};
+
+	return profile_programs(o, 1, &c, t, false);
 }

@@ -63,4 +63,18 @@ int profile_option(int c, const char *arg, struct profile_opts *o, const char *c
  */
 int profile_program(const struct profile_opts *o, int argc, char **argv, struct trace *t);
 
+/* A command line to profile. */
+struct profile_cmd {
+	int argc;
+	char **argv;
+};
+
+/*
+ * Several programs side by side, interleaved round by round, each into its
+ * own trace. For compare, every side also gets plain runs (the fair
+ * comparison) and the adaptive stop looks at those.
+ */
+int profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
+		     struct trace *traces, bool for_compare);
+
 #endif

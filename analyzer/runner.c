@@ -70,18 +70,36 @@ static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t,
 	return ret;
 }
 
-static int pair(struct launcher *l, const struct run_plan *p, bool warmup, struct trace *t,
-		struct errbuf *err)
+/* One round for one side: its profiled run, then its plain run. */
+static int round_of(const struct runner_side *sd, const struct run_plan *p, bool warmup,
+		    struct errbuf *err)
 {
-	int r = one(l, p->profiled, warmup, t, err);
+	int r = 0;
 
-	if (!r && p->profiled && p->plain)
-		r = one(l, false, warmup, t, err);
+	if (sd->profiled)
+		r = one(sd->l, true, warmup, sd->t, err);
+	if (!r && (!sd->profiled || p->plain))
+		r = one(sd->l, false, warmup, sd->t, err);
 	return r;
 }
 
-int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t,
-		   bool *interrupted, struct errbuf *err)
+static bool side_done(const struct runner_side *sd, const struct run_plan *p, uint64_t start)
+{
+	bool kind = sd->profiled && !p->adapt_on_plain;
+	size_t n = runner_counted(sd->t, kind);
+
+	if (p->runs)
+		return n >= p->runs;
+	if (n >= p->max_runs)
+		return true;
+	if (n < p->min_runs)
+		return false;
+	return (double)(mono_ns() - start) / 1e9 >= p->max_seconds ||
+	       precise_enough(sd->t, kind, p->target_rel_ci);
+}
+
+int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_plan *p,
+			 bool *interrupted, struct errbuf *err)
 {
 	struct sigaction sa = {.sa_handler = on_sigint}, old;
 	uint64_t start;
@@ -91,26 +109,27 @@ int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
 	for (unsigned long w = 0; w < p->warmup && !got_sigint && !r; w++)
-		r = pair(l, p, true, t, err);
+		for (size_t i = 0; i < n && !r; i++)
+			r = round_of(&sides[i], p, true, err);
 	start = mono_ns();
 	while (!r && !got_sigint) {
-		if ((r = pair(l, p, false, t, err)))
-			break;
-		size_t n = runner_counted(t, p->profiled);
-		if (p->runs) {
-			if (n >= p->runs)
-				break;
-			continue;
-		}
-		if (n >= p->max_runs)
-			break;
-		if (n < p->min_runs)
-			continue;
-		if ((double)(mono_ns() - start) / 1e9 >= p->max_seconds ||
-		    precise_enough(t, p->profiled, p->target_rel_ci))
+		bool done = true;
+		for (size_t i = 0; i < n && !r; i++)
+			r = round_of(&sides[i], p, false, err);
+		for (size_t i = 0; i < n && !r; i++)
+			done = done && side_done(&sides[i], p, start);
+		if (done)
 			break;
 	}
 	sigaction(SIGINT, &old, NULL);
 	*interrupted = got_sigint;
 	return r;
+}
+
+int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t,
+		   bool *interrupted, struct errbuf *err)
+{
+	struct runner_side side = {l, t, p->profiled};
+
+	return runner_execute_multi(&side, 1, p, interrupted, err);
 }

@@ -19,6 +19,14 @@ struct run_plan {
 	double target_rel_ci; /* adaptive: stop when the CI is within this */
 	bool profiled;        /* use the shim (false for static programs) */
 	bool plain;           /* interleave plain runs for the overhead figure */
+	bool adapt_on_plain;  /* adaptive stop on the plain totals (compare) */
+};
+
+/* One program of several run side by side (compare): its launcher and trace. */
+struct runner_side {
+	struct launcher *l;
+	struct trace *t;
+	bool profiled; /* has a loader to profile */
 };
 
 void run_plan_defaults(struct run_plan *p);
@@ -29,6 +37,14 @@ void run_plan_defaults(struct run_plan *p);
  */
 int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t,
 		   bool *interrupted, struct errbuf *err);
+
+/*
+ * The same for several programs, interleaved round by round (A B A B ...):
+ * each side's profiled run when it has one, then its plain run when the plan
+ * asks for plain runs. Stops when every side is precise enough.
+ */
+int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_plan *p,
+			 bool *interrupted, struct errbuf *err);
 
 /* Counted profiled runs so far (or plain ones when the plan is not profiled). */
 size_t runner_counted(const struct trace *t, bool profiled);
