@@ -77,6 +77,13 @@ struct report {
 };
 
 void report_build(const struct trace *t, struct report *rep);
+
+/*
+ * Each phase's median contribution over the runs bd[pick[0..n)]: the median
+ * elapsed time at its end minus at its start. buf holds n doubles.
+ */
+void phase_estimates(const struct run_breakdown *bd, const size_t *pick, size_t n, double *buf,
+		     double est[PH_COUNT]);
 void report_free(struct report *rep);
 /* "exit status 3", "killed by SIGSEGV" */
 char *describe_status(int wait_status);

@@ -202,11 +202,19 @@ static void usage(struct json *j, const struct report *rep)
 
 void render_json(FILE *f, const struct report *rep)
 {
-	const struct trace *t = rep->t;
 	struct json j;
 
 	json_begin(&j, f);
-	json_obj_open(&j, NULL);
+	render_json_obj(&j, NULL, rep);
+	json_end(&j);
+}
+
+void render_json_obj(struct json *jw, const char *key, const struct report *rep)
+{
+	const struct trace *t = rep->t;
+	struct json j = *jw;
+
+	json_obj_open(&j, key);
 	json_str(&j, "schema", "ldprof-run/1");
 	json_str(&j, "ldprof_version", LDPROF_VERSION);
 	json_arr_open(&j, "command");
@@ -239,5 +247,5 @@ void render_json(FILE *f, const struct report *rep)
 		json_str(&j, NULL, rep->notes[i]);
 	json_arr_close(&j);
 	json_obj_close(&j);
-	json_end(&j);
+	*jw = j;
 }

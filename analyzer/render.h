@@ -14,6 +14,9 @@ struct text_style {
 
 void render_text(FILE *f, const struct report *rep, const struct text_style *st);
 void render_json(FILE *f, const struct report *rep);
+/* The ldprof-run/1 object as a value inside another document. */
+struct json;
+void render_json_obj(struct json *j, const char *key, const struct report *rep);
 
 /* Style for stdout: colour policy "auto", "always" or "never". */
 int text_style_for(FILE *f, const char *color_policy, struct text_style *st);

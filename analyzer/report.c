@@ -144,8 +144,8 @@ static double elapsed_median(const struct run_breakdown *bd, const size_t *pick,
  * runs, and a phase that is the same in every run still measures as itself.
  * A milestone no run reached merges its phase into the one before.
  */
-static void phase_estimates(const struct run_breakdown *bd, const size_t *pick, size_t n,
-			    double *buf, double est[PH_COUNT])
+void phase_estimates(const struct run_breakdown *bd, const size_t *pick, size_t n, double *buf,
+		     double est[PH_COUNT])
 {
 	double at[PH_COUNT + 1];
 
