@@ -10,6 +10,8 @@
 const struct command commands[] = {
 	{"run", cmd_run, "run a program many times and show where its startup went (default)",
 	 usage_run},
+	{"compare", cmd_compare, "run two programs interleaved and compare their start-up",
+	 usage_compare},
 	{"record", cmd_record, "run a program like run and save the trace to a file", usage_record},
 	{"report", cmd_report, "show a saved trace in any format", usage_report},
 	{"diff", cmd_diff, "compare two saved traces; fail on a regression", usage_diff},

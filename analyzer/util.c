@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void oom(void)
 {
@@ -194,4 +195,38 @@ int finish_stdout(void)
 		return 1;
 	}
 	return 0;
+}
+
+int write_atomic(const char *path, int (*fn)(FILE *f, void *arg, struct errbuf *err), void *arg,
+		 struct errbuf *err)
+{
+	char *tmp;
+	FILE *f;
+	int fd, r;
+
+	if (!path || !strcmp(path, "-"))
+		return fn(stdout, arg, err);
+	tmp = xasprintf("%s.XXXXXX", path);
+	if ((fd = mkstemp(tmp)) < 0) {
+		r = set_err(err, errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!(f = fdopen(fd, "w"))) {
+		r = set_err(err, errno, "%s: %s", path, strerror(errno));
+		close(fd);
+		goto unlink;
+	}
+	r = fn(f, arg, err);
+	if (!r && (fflush(f) || ferror(f) || fsync(fileno(f))))
+		r = set_err(err, errno, "%s: write error: %s", path, strerror(errno));
+	if (fclose(f) && !r)
+		r = set_err(err, errno, "%s: write error: %s", path, strerror(errno));
+	if (!r && rename(tmp, path))
+		r = set_err(err, errno, "%s: %s", path, strerror(errno));
+unlink:
+	if (r)
+		unlink(tmp);
+out:
+	free(tmp);
+	return r;
 }

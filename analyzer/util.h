@@ -51,6 +51,15 @@ int parse_seconds(const char *s, double *out);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t mono_ns(void);
 
+/*
+ * Write a file through fn without ever leaving it half-written: to a
+ * temporary name in the same directory, flushed and synced, then renamed.
+ * A NULL or "-" path writes to stdout instead.
+ */
+#include <stdio.h>
+int write_atomic(const char *path, int (*fn)(FILE *f, void *arg, struct errbuf *err), void *arg,
+		 struct errbuf *err);
+
 /* Flush stdout and report write errors the way git does; returns 0 or 1. */
 int finish_stdout(void);
 

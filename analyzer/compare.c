@@ -1,0 +1,215 @@
+/*
+ * Compare two sides' runs. The ratio and difference come from the plain
+ * runs (no shim on either side, timed alike from the last timestamp before
+ * execve to reaping), paired round by round because A and B ran back to
+ * back; their CIs are a paired percentile bootstrap. Phases come from the
+ * profiled runs of dynamic sides.
+ */
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROUNDS 1000
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_sorted_copy(const double *v, size_t n, double *buf)
+{
+	memcpy(buf, v, n * sizeof *buf);
+	qsort(buf, n, sizeof *buf, cmp_double);
+	return n % 2 ? buf[n / 2] : (buf[n / 2 - 1] + buf[n / 2]) / 2;
+}
+
+static uint64_t next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The counted plain totals of a trace, in run order. */
+static size_t plain_totals(const struct trace *t, double *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nrun; i++)
+		if (!t->run[i].warmup && !t->run[i].profiled)
+			out[n++] = trace_ticks_to_us(t, t->run[i].reap_ts - t->run[i].exec_ts);
+	return n;
+}
+
+static void interval_of(double *d, size_t n, double point, struct interval *out)
+{
+	qsort(d, n, sizeof *d, cmp_double);
+	out->median = point;
+	out->lo = d[(size_t)(0.025 * (double)(n - 1))];
+	out->hi = d[(size_t)(0.975 * (double)(n - 1) + 0.5)];
+}
+
+static void totals(struct compare *c)
+{
+	size_t cap = c->t[0]->nrun + c->t[1]->nrun + 1;
+	double *a = xmalloc(cap * sizeof *a), *b = xmalloc(cap * sizeof *b);
+	double *ra = xmalloc(cap * sizeof *ra), *rb = xmalloc(cap * sizeof *rb);
+	double *buf = xmalloc(cap * sizeof *buf), ratio[ROUNDS], diff[ROUNDS];
+	size_t na = plain_totals(c->t[0], a), nb = plain_totals(c->t[1], b);
+	uint64_t seed = 0x853c49e6748fea9bull;
+
+	c->pairs = na < nb ? na : nb;
+	summarize(memcpy(ra, a, na * sizeof *a), na, &c->plain[0]);
+	summarize(memcpy(rb, b, nb * sizeof *b), nb, &c->plain[1]);
+	if (!c->pairs)
+		goto out;
+	for (int r = 0; r < ROUNDS; r++) {
+		for (size_t i = 0; i < c->pairs; i++) {
+			size_t k = next(&seed) % c->pairs;
+			ra[i] = a[k];
+			rb[i] = b[k];
+		}
+		double ma = median_sorted_copy(ra, c->pairs, buf);
+		double mb = median_sorted_copy(rb, c->pairs, buf);
+		ratio[r] = mb / ma;
+		diff[r] = mb - ma;
+	}
+	double ma = c->plain[0].median, mb = c->plain[1].median;
+	interval_of(ratio, ROUNDS, mb / ma, &c->ratio);
+	interval_of(diff, ROUNDS, mb - ma, &c->diff);
+	c->significant = c->diff.lo > 0 || c->diff.hi < 0;
+out:
+	free(a);
+	free(b);
+	free(ra);
+	free(rb);
+	free(buf);
+}
+
+/* The valid profiled breakdowns of one side. */
+static size_t breakdowns(const struct trace *t, struct run_breakdown **out)
+{
+	size_t n = 0;
+
+	*out = xcalloc(t->nrun + 1, sizeof **out);
+	for (size_t i = 0; i < t->nrun; i++) {
+		if (t->run[i].warmup || !t->run[i].profiled)
+			continue;
+		analyze_run(t, &t->run[i], &(*out)[n]);
+		if ((*out)[n].valid)
+			n++;
+		else
+			run_breakdown_free(&(*out)[n]);
+	}
+	return n;
+}
+
+/* Per-phase differences with a bootstrap over each side's runs. */
+static void phases(struct compare *c)
+{
+	struct run_breakdown *bd[2];
+	size_t n[2], *pick[2];
+	double *buf, est[2][PH_COUNT], (*d)[PH_COUNT] = xmalloc(ROUNDS * sizeof *d);
+	uint64_t seed = 0xda3e39cb94b95bdbull;
+
+	for (int s = 0; s < 2; s++) {
+		n[s] = breakdowns(c->t[s], &bd[s]);
+		pick[s] = xmalloc((n[s] + 1) * sizeof *pick[s]);
+	}
+	buf = xmalloc((n[0] + n[1] + 1) * sizeof *buf);
+	for (int p = 0; p < PH_COUNT; p++) {
+		c->phase[p].a_us = n[0] ? c->rep[0].phase[p].median : NAN;
+		c->phase[p].b_us = n[1] ? c->rep[1].phase[p].median : NAN;
+	}
+	if (!n[0] || !n[1])
+		goto out; /* a static side has no phases to compare */
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int s = 0; s < 2; s++) {
+			for (size_t i = 0; i < n[s]; i++)
+				pick[s][i] = next(&seed) % n[s];
+			phase_estimates(bd[s], pick[s], n[s], buf, est[s]);
+		}
+		for (int p = 0; p < PH_COUNT; p++)
+			d[r][p] = est[1][p] - est[0][p];
+	}
+	for (int p = 0; p < PH_COUNT; p++) {
+		double col[ROUNDS];
+		size_t m = 0;
+		for (int r = 0; r < ROUNDS; r++)
+			if (!isnan(d[r][p]))
+				col[m++] = d[r][p];
+		struct phase_delta *pd = &c->phase[p];
+		if (!m || isnan(pd->a_us) || isnan(pd->b_us))
+			continue;
+		pd->known = true;
+		interval_of(col, m, pd->b_us - pd->a_us, &pd->diff);
+		pd->significant = pd->diff.lo > 0 || pd->diff.hi < 0;
+	}
+out:
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < n[s]; i++)
+			run_breakdown_free(&bd[s][i]);
+		free(bd[s]);
+		free(pick[s]);
+	}
+	free(buf);
+	free(d);
+}
+
+static const char *lib_key(const struct trace *t, const struct report_object *ro)
+{
+	const struct trace_object *o = &t->obj[ro->obj];
+	const char *slash = strrchr(o->path, '/');
+
+	return o->soname ? o->soname : slash ? slash + 1 : o->path;
+}
+
+static bool has_lib(const struct compare *c, int side, const char *key)
+{
+	for (size_t i = 0; i < c->rep[side].nobjs; i++) {
+		const struct report_object *ro = &c->rep[side].objs[i];
+		if (c->t[side]->obj[ro->obj].role == ROLE_LIBRARY &&
+		    !strcmp(lib_key(c->t[side], ro), key))
+			return true;
+	}
+	return false;
+}
+
+/* Libraries (not the executable, loader or vDSO) that only one side loads. */
+static void only_one_side(struct compare *c)
+{
+	c->only = xcalloc(c->rep[0].nobjs + c->rep[1].nobjs + 1, sizeof *c->only);
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < c->rep[s].nobjs; i++) {
+			const struct report_object *ro = &c->rep[s].objs[i];
+			if (c->t[s]->obj[ro->obj].role != ROLE_LIBRARY ||
+			    has_lib(c, !s, lib_key(c->t[s], ro)))
+				continue;
+			c->only[c->nonly++] = (struct lib_only){s, ro};
+		}
+}
+
+void compare_build(const struct trace *a, const struct trace *b, struct compare *c)
+{
+	memset(c, 0, sizeof *c);
+	c->t[0] = a;
+	c->t[1] = b;
+	report_build(a, &c->rep[0]);
+	report_build(b, &c->rep[1]);
+	totals(c);
+	phases(c);
+	only_one_side(c);
+}
+
+void compare_free(struct compare *c)
+{
+	report_free(&c->rep[0]);
+	report_free(&c->rep[1]);
+	free(c->only);
+	memset(c, 0, sizeof *c);
+}
