@@ -214,6 +214,8 @@ void analyze_run(const struct trace *t, const struct trace_run *r, struct run_br
 	bd->reloc_us = nan_array(t->nobj);
 	bd->init_us = nan_array(t->nobj);
 	bd->fini_us = nan_array(t->nobj);
+	bd->symbind_us = nan_array(t->nobj);
+	bd->symbind_calls = xcalloc(t->nobj + 1, sizeof *bd->symbind_calls);
 	cut_phases(t, m, bd->phase_us);
 	for (int k = 0; k < M_COUNT; k++)
 		bd->elapsed_us[k] = m[k] && m[k] >= m[M_EXEC] ? trace_ticks_to_us(t, m[k] - m[M_EXEC]) : NAN;
@@ -233,6 +235,13 @@ void analyze_run(const struct trace *t, const struct trace_run *r, struct run_br
 	attribute_reloc(t, r, consistent_ix, bd->phase_us[PH_RELOCATE], bd);
 	attribute_pairs(t, r, LDPROF_REC_INIT_BEGIN, LDPROF_REC_INIT_END, bd->init_us);
 	attribute_pairs(t, r, LDPROF_REC_FINI_BEGIN, LDPROF_REC_FINI_END, bd->fini_us);
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->type == LDPROF_REC_SYMBIND && e->obj != TRACE_NO_OBJ && e->b >= e->a) {
+			bd->symbind_us[e->obj] = trace_ticks_to_us(t, e->b - e->a);
+			bd->symbind_calls[e->obj] = e->u32;
+		}
+	}
 }
 
 void run_breakdown_free(struct run_breakdown *bd)
@@ -241,5 +250,7 @@ void run_breakdown_free(struct run_breakdown *bd)
 	free(bd->reloc_us);
 	free(bd->init_us);
 	free(bd->fini_us);
+	free(bd->symbind_us);
+	free(bd->symbind_calls);
 	memset(bd, 0, sizeof *bd);
 }

@@ -24,6 +24,8 @@ struct run_breakdown {
 	double phase_us[PH_COUNT];
 	double elapsed_us[PH_COUNT + 1]; /* from exec to the start of each phase; [PH_COUNT]: the end */
 	double *load_us, *reloc_us, *init_us, *fini_us; /* per trace object */
+	double *symbind_us; /* first to last la_symbind64 while relocating it (--symbind) */
+	uint32_t *symbind_calls;
 };
 
 /* bd must be zeroed; arrays are allocated for t->nobj objects. */
@@ -34,6 +36,8 @@ struct report_object {
 	uint32_t obj; /* index into trace.obj */
 	size_t runs;  /* runs in which it was seen */
 	struct summary load, reloc, init, fini, total;
+	struct summary symbind; /* --symbind: the PLT-binding span, when seen */
+	double symbind_calls;
 	double share; /* median total / median process total */
 };
 

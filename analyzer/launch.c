@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -70,6 +71,23 @@ check:
 	if (strpbrk(*audit, ": \t\n") || strpbrk(*preload, ": \t\n"))
 		return set_err(err, EINVAL, "%s: the shim's path holds ':' or a blank, which "
 					    "LD_AUDIT and LD_PRELOAD cannot express", *audit);
+	return 0;
+}
+
+/* ldprof-audit-symbind.so sits next to ldprof-audit.so. */
+static int use_symbind_module(char **audit, struct errbuf *err)
+{
+	char *dir = xstrdup(*audit);
+	char *path = xasprintf("%s/ldprof-audit-symbind.so", dirname(dir));
+
+	free(dir);
+	if (access(path, R_OK)) {
+		int r = set_err(err, errno, "%s: %s", path, strerror(errno));
+		free(path);
+		return r;
+	}
+	free(*audit);
+	*audit = path;
 	return 0;
 }
 
@@ -150,6 +168,8 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 	l->env_plain = copy_env();
 	if (o->profiled) {
 		if ((r = find_shim(&audit, &preload, err)))
+			goto out;
+		if (o->symbind && (r = use_symbind_module(&audit, err)))
 			goto out;
 		l->env_profiled = profiled_env(audit, o->preload ? preload : NULL, l->shm.fd,
 					       l->shm.size);

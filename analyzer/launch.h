@@ -30,6 +30,7 @@ struct launch_opts {
 	double timeout_s;
 	bool profiled; /* false: never add the shim (static programs) */
 	bool preload;  /* hook main/exit with the LD_PRELOAD part, not GOT slots */
+	bool symbind;  /* the audit module with la_symbind64 (--symbind) */
 };
 
 int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf *err);

@@ -45,6 +45,9 @@ int profile_option(int c, const char *arg, struct profile_opts *o, const char *c
 	case PROF_OPT_PRELOAD:
 		o->preload = true;
 		return 1;
+	case PROF_OPT_SYMBIND:
+		o->symbind = true;
+		return 1;
 	case PROF_OPT_SHOW_OUTPUT:
 		o->show_output = true;
 		return 1;
@@ -91,7 +94,8 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 	for (; ready < n; ready++) {
 		struct launch_opts lo = {.path = tg[ready].path, .argv = cmds[ready].argv,
 					 .show_output = o->show_output, .timeout_s = o->timeout_s,
-					 .profiled = !tg[ready].is_static, .preload = o->preload};
+					 .profiled = !tg[ready].is_static, .preload = o->preload,
+					 .symbind = o->symbind};
 		if (launcher_init(&l[ready], &lo, &err)) {
 			error_msg("%s", err.msg);
 			r = EXIT_FAIL;

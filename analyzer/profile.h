@@ -16,6 +16,7 @@ struct profile_opts {
 	struct run_plan plan;
 	bool show_output;
 	bool preload;
+	bool symbind;
 	double timeout_s;
 };
 
@@ -25,6 +26,7 @@ enum {
 	PROF_OPT_MAX_TIME,
 	PROF_OPT_NO_OVERHEAD,
 	PROF_OPT_PRELOAD,
+	PROF_OPT_SYMBIND,
 };
 
 #define PROFILE_SHORT_OPTIONS "n:w:"
@@ -33,6 +35,7 @@ enum {
 		{"max-time", required_argument, NULL, PROF_OPT_MAX_TIME},                          \
 		{"no-overhead", no_argument, NULL, PROF_OPT_NO_OVERHEAD},                          \
 		{"preload", no_argument, NULL, PROF_OPT_PRELOAD},                                  \
+		{"symbind", no_argument, NULL, PROF_OPT_SYMBIND},                                  \
 		{"timeout", required_argument, NULL, PROF_OPT_TIMEOUT},                            \
 	{                                                                                          \
 		"show-output", no_argument, NULL, PROF_OPT_SHOW_OUTPUT                             \
@@ -46,6 +49,8 @@ enum {
 	"      --no-overhead   do not interleave plain runs (halves the work)\n"                   \
 	"      --preload       see main and exit through an LD_PRELOAD library instead\n"          \
 	"                      of patching GOT slots (costs one more mapped object)\n"             \
+	"      --symbind       also time each BIND_NOW object's PLT binding with\n"               \
+	"                      la_symbind64, to check the relocation model (slower)\n"           \
 	"      --timeout SEC   kill a run after SEC seconds (default 60)\n"                        \
 	"      --show-output   let the program write to the terminal (default: its\n"              \
 	"                      stdout and stderr go to /dev/null; stdin is /dev/null)\n"

@@ -98,6 +98,10 @@ static void libraries(struct json *j, const struct report *rep)
 		median_and_ci(j, "total_us", &ro->total);
 		json_num(j, "share", ro->share);
 		json_int(j, "runs", (long long)ro->runs);
+		if (ro->symbind.n) {
+			median_and_ci(j, "symbind_us", &ro->symbind);
+			json_int(j, "symbind_calls", (long long)ro->symbind_calls);
+		}
 		if (o->have_facts) {
 			relocations(j, &o->relocs);
 			json_int(j, "init_functions", o->init_funcs);

@@ -264,6 +264,12 @@ static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd
 			}
 		}
 		summarize_series(s, &ro->total);
+		for (size_t i = 0; i < nbd; i++)
+			if (bd[i].valid) {
+				push(s, bd[i].symbind_us[o]);
+				ro->symbind_calls = fmax(ro->symbind_calls, bd[i].symbind_calls[o]);
+			}
+		summarize_series(s, &ro->symbind);
 		if (!ro->runs)
 			continue;
 		ro->share = rep->total.median > 0 ? ro->total.median / rep->total.median : NAN;

@@ -166,7 +166,7 @@ int shm_decode(const void *buf, size_t size, struct trace *t, struct trace_run *
 		const struct ldprof_record *rec = &recs[i];
 		struct trace_event ev = {.ts = rec->ts, .type = rec->type, .obj = TRACE_NO_OBJ,
 					 .u32 = rec->u32, .a = rec->a, .b = rec->b};
-		if (rec->type < LDPROF_REC_VERSION || rec->type > LDPROF_REC_MAIN_ENTER)
+		if (rec->type < LDPROF_REC_VERSION || rec->type > LDPROF_REC_SYMBIND)
 			continue; /* unknown types: skipped, as the format allows */
 		if (rec->type == LDPROF_REC_OBJOPEN)
 			ev.obj = note_objopen(t, &m, h, rec, after_startup);

@@ -208,8 +208,52 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 	uint32_t name = copy_string(map->l_name ? map->l_name : "");
 	shim_emit(ts, LDPROF_REC_OBJOPEN, (uint16_t)idx, name, map->l_addr,
 		  (uint64_t)lmid << 32 | flags);
+#ifdef LDPROF_SYMBIND
+	/* Ask for la_symbind64 on every binding from and to this object. */
+	return LA_FLG_BINDTO | LA_FLG_BINDFROM;
+#else
 	return 0;
+#endif
 }
+
+#ifdef LDPROF_SYMBIND
+/*
+ * The direct cross-check of the cost model (ldprof-audit-symbind.so): for
+ * a BIND_NOW object ld.so calls this for each PLT slot while relocating the
+ * object, so the first and last calls bracket that part of its relocation.
+ * Exporting it costs every program something (ld.so then keeps per-object
+ * binding results), so the default module does not.
+ */
+SHIM_EXPORT uintptr_t la_symbind64(ElfW(Sym) * sym, unsigned int ndx, uintptr_t *refcook,
+				   uintptr_t *defcook, unsigned int *flags, const char *symname)
+{
+	uint64_t ts = shim_now();
+	uintptr_t idx = *refcook;
+
+	(void)ndx, (void)defcook, (void)flags, (void)symname;
+	if (!shim.off && !shim.hooked && idx < LDPROF_MAX_OBJS) {
+		struct obj_state *o = &shim.objs[idx];
+		if (!o->symbind_count++)
+			o->symbind_first = ts;
+		o->symbind_last = ts;
+	}
+	return sym->st_value;
+}
+
+static void emit_symbind(void)
+{
+	for (uint32_t i = 0; i < shim.nobj && i < LDPROF_MAX_OBJS; i++) {
+		const struct obj_state *o = &shim.objs[i];
+		if (o->symbind_count)
+			shim_emit(o->symbind_last, LDPROF_REC_SYMBIND, (uint16_t)i,
+				  o->symbind_count, o->symbind_first, o->symbind_last);
+	}
+}
+#else
+static void emit_symbind(void)
+{
+}
+#endif
 
 SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 {
@@ -220,6 +264,7 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 		return;
 	shim_emit(ts, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, flag, 0, 0);
 	if (flag == LA_ACT_CONSISTENT && !shim.hooked) {
+		emit_symbind();
 		shim.hooked = 1;
 		if (!shim.preload)
 			shim_install_hooks();

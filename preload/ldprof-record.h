@@ -87,7 +87,8 @@ enum ldprof_rec_type {
 	LDPROF_REC_FINI_BEGIN = 9,  /* an object's destructors start */
 	LDPROF_REC_FINI_END = 10,   /* ...and end */
 	LDPROF_REC_OBJCLOSE = 11,   /* la_objclose */
-	LDPROF_REC_MAIN_ENTER = 12, /* the preload's main wrapper starts */
+	LDPROF_REC_MAIN_ENTER = 12, /* the main wrapper starts */
+	LDPROF_REC_SYMBIND = 13,    /* la_symbind64 during an object's relocation */
 };
 
 /* LDPROF_REC_OBJOPEN flags, in the low bits of b. */
@@ -124,6 +125,9 @@ enum ldprof_exit_kind {
  *   MAIN_RETURN a = main's return value
  *   EXIT_CALL   u32 = enum ldprof_exit_kind, a = status
  *   OBJCLOSE    obj
+ *   SYMBIND     obj, u32 = la_symbind64 calls while ld.so relocated obj
+ *               (BIND_NOW PLT slots), a = first and b = last timestamp;
+ *               written at LA_ACT_CONSISTENT, only by ldprof-audit-symbind.so
  */
 struct ldprof_record {
 	uint64_t ts;

@@ -6,8 +6,9 @@
 # applied here.
 
 SHIM_AUDIT   := preload/ldprof-audit.so
+SHIM_SYMBIND := preload/ldprof-audit-symbind.so
 SHIM_PRELOAD := preload/ldprof-preload.so
-SHIM_LIBS    := $(SHIM_AUDIT) $(SHIM_PRELOAD)
+SHIM_LIBS    := $(SHIM_AUDIT) $(SHIM_SYMBIND) $(SHIM_PRELOAD)
 
 SHIM_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -ffreestanding -fno-builtin \
 	       -fno-stack-protector -fno-stack-clash-protection -fvisibility=hidden \
@@ -32,6 +33,19 @@ $(B)/preload/%.o: preload/%.S
 
 $(SHIM_AUDIT): $(SHIM_AUDIT_OBJS) preload/check-shim-deps preload/preload.mk
 	$(CC) $(SHIM_LDFLAGS) -o $@.tmp $(SHIM_AUDIT_OBJS)
+	preload/check-shim-deps $@.tmp
+	mv $@.tmp $@
+
+# The same module with la_symbind64, for ldprof --symbind (the cost model's
+# direct cross-check); only audit.c differs.
+$(B)/preload/audit-symbind.o: preload/audit.c
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) -DLDPROF_SYMBIND -c -o $@ $<
+
+SHIM_SYMBIND_OBJS := $(B)/preload/audit-symbind.o $(filter-out $(B)/preload/audit.o,$(SHIM_AUDIT_OBJS))
+
+$(SHIM_SYMBIND): $(SHIM_SYMBIND_OBJS) preload/check-shim-deps preload/preload.mk
+	$(CC) $(SHIM_LDFLAGS) -o $@.tmp $(SHIM_SYMBIND_OBJS)
 	preload/check-shim-deps $@.tmp
 	mv $@.tmp $@
 

@@ -27,6 +27,8 @@ struct fn_list {
 struct obj_state {
 	struct fn_list init, fini;
 	void *init_slot[1], *fini_slot[1]; /* one-entry replacement arrays */
+	uint64_t symbind_first, symbind_last; /* ldprof-audit-symbind.so only */
+	uint32_t symbind_count;
 };
 
 /*
