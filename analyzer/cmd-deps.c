@@ -1,17 +1,200 @@
 /* ldprof deps: what ld.so will load and bind, read from the files. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "deps-report.h"
+#include "json.h"
 
-const char usage_deps[] = "usage: ldprof deps [OPTIONS] FILE...\n"
-			  "\n"
-			  "Show what ld.so will load and bind for FILE. (In progress.)\n";
+const char usage_deps[] =
+	"usage: ldprof deps [OPTIONS] FILE...\n"
+	"\n"
+	"Show what glibc 2.36's ld.so (x86-64) will load and bind for each FILE, read\n"
+	"from the files without running them: which objects load, in which order,\n"
+	"found where and why, every symbol binding, and the loader's work.\n"
+	"\n"
+	"Modes (default: the dependency tree with per-object cost and facts):\n"
+	"  -l, --list              the loaded objects in load order, as ldd lists them\n"
+	"  -b, --bindings          every symbolic relocation: FROM SYMBOL[@VERSION] -> TO\n"
+	"  -u, --unused            DT_NEEDED entries that provide no symbol, with their cost\n"
+	"  -m, --missing           missing libraries, versions and symbols, with why\n"
+	"\n"
+	"Options:\n"
+	"  -j, --json              JSON output (schema ldprof-deps/1, see docs/analyzer.md)\n"
+	"  -L, --library-path DIRS search DIRS first, as LD_LIBRARY_PATH would\n"
+	"  -p, --preload LIBS      load LIBS first, as LD_PRELOAD would (repeatable)\n"
+	"      --bind-now          bind PLT slots at startup, as LD_BIND_NOW would\n"
+	"      --ld-so-cache FILE  read FILE instead of /etc/ld.so.cache\n"
+	"      --ld-so-preload FILE  read FILE instead of /etc/ld.so.preload\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"The environment (LD_LIBRARY_PATH, LD_PRELOAD) is not consulted: the options\n"
+	"stand for it, so that results do not depend on the shell ldprof runs in.\n"
+	"\n"
+	"Exit status: 0 when every FILE was analysed, 1 with --missing when something\n"
+	"is missing, 2 for bad options or a FILE that is not a usable ELF object.\n";
+
+enum { OPT_BIND_NOW = 256, OPT_CACHE, OPT_PRELOAD_FILE };
+
+static const struct option long_opts[] = {
+	{"list", no_argument, NULL, 'l'},
+	{"bindings", no_argument, NULL, 'b'},
+	{"unused", no_argument, NULL, 'u'},
+	{"missing", no_argument, NULL, 'm'},
+	{"json", no_argument, NULL, 'j'},
+	{"library-path", required_argument, NULL, 'L'},
+	{"preload", required_argument, NULL, 'p'},
+	{"bind-now", no_argument, NULL, OPT_BIND_NOW},
+	{"ld-so-cache", required_argument, NULL, OPT_CACHE},
+	{"ld-so-preload", required_argument, NULL, OPT_PRELOAD_FILE},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+struct deps_args {
+	struct deps_options opt;
+	struct ldenv_options env;
+	const char **preload;
+	size_t npreload;
+};
+
+static int set_mode(bool *mode, struct deps_args *a)
+{
+	if (a->opt.list + a->opt.bindings + a->opt.unused + a->opt.missing)
+		return usage_error("deps", "choose one of --list, --bindings, --unused, --missing");
+	*mode = true;
+	return -1;
+}
+
+static int parse_option(int c, struct deps_args *a, char **argv)
+{
+	switch (c) {
+	case 'l':
+		return set_mode(&a->opt.list, a);
+	case 'b':
+		return set_mode(&a->opt.bindings, a);
+	case 'u':
+		return set_mode(&a->opt.unused, a);
+	case 'm':
+		return set_mode(&a->opt.missing, a);
+	case 'j':
+		a->opt.json = true;
+		return -1;
+	case 'L':
+		a->env.library_path = optarg;
+		return -1;
+	case 'p':
+		a->preload = xrealloc(a->preload, (a->npreload + 1) * sizeof *a->preload);
+		a->preload[a->npreload++] = optarg;
+		return -1;
+	case OPT_BIND_NOW:
+		a->opt.bind_now = true;
+		return -1;
+	case OPT_CACHE:
+		a->env.cache_file = optarg;
+		return -1;
+	case OPT_PRELOAD_FILE:
+		a->env.preload_file = optarg;
+		return -1;
+	case 'h':
+		return print_usage(find_command("deps"), stdout);
+	case ':':
+		return usage_error("deps", "option '%s' needs a value", argv[optind - 1]);
+	default:
+		return usage_error("deps", "unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse(int argc, char **argv, struct deps_args *a)
+{
+	int c, r;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:lbumjL:p:h", long_opts, NULL)) != -1)
+		if ((r = parse_option(c, a, argv)) >= 0)
+			return r;
+	if (optind >= argc)
+		return usage_error("deps", "no FILE given");
+	a->env.preload = a->preload;
+	a->env.npreload = a->npreload;
+	return -1;
+}
+
+static void render_text(const struct deps_report *r, const struct deps_args *a, int nfiles)
+{
+	if (a->opt.list)
+		deps_text_list(stdout, r, nfiles > 1);
+	else if (a->opt.bindings)
+		deps_text_bindings(stdout, r);
+	else if (a->opt.unused)
+		deps_text_unused(stdout, r);
+	else if (a->opt.missing)
+		deps_text_missing(stdout, r);
+	else
+		deps_text_tree(stdout, r);
+}
+
+static int analyse(struct ldenv *env, struct json *j, const struct deps_args *a, int nfiles,
+		   char **files)
+{
+	int status = EXIT_OK;
+	bool missing = false;
+
+	for (int i = 0; i < nfiles; i++) {
+		struct deps_report r;
+		struct errbuf err;
+		if (deps_report_build(env, files[i], &a->opt, &r, &err)) {
+			error_msg("%s", err.msg);
+			status = EXIT_USAGE;
+			continue;
+		}
+		missing |= deps_report_has_missing(&r);
+		if (a->opt.json)
+			deps_json_file(j, &r, &a->opt);
+		else
+			render_text(&r, a, nfiles);
+		deps_report_free(&r);
+	}
+	if (status == EXIT_OK && a->opt.missing && missing)
+		status = EXIT_FAIL;
+	return status;
+}
 
 int cmd_deps(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
-		return print_usage(find_command("deps"), stdout);
-	fputs("ldprof deps: not implemented yet\n", stderr);
-	return EXIT_FAIL;
+	struct deps_args a;
+	struct ldenv env;
+	struct errbuf err;
+	struct json j;
+	int r;
+
+	memset(&a, 0, sizeof a);
+	if ((r = parse(argc, argv, &a)) >= 0)
+		goto out;
+	if (ldenv_init(&env, &a.env, &err)) {
+		error_msg("%s", err.msg);
+		r = EXIT_FAIL;
+		goto out;
+	}
+	if (a.opt.json) {
+		json_begin(&j, stdout);
+		json_obj_open(&j, NULL);
+		json_str(&j, "schema", "ldprof-deps/1");
+		deps_json_loader(&j, &env, &a.opt);
+		json_arr_open(&j, "files");
+	}
+	r = analyse(&env, &j, &a, argc - optind, argv + optind);
+	if (a.opt.json) {
+		json_arr_close(&j);
+		json_obj_close(&j);
+		json_end(&j);
+	}
+	ldenv_free(&env);
+out:
+	free(a.preload);
+	return r;
 }

@@ -42,11 +42,8 @@ static const char *machine_name(unsigned m)
 }
 
 /* Identification checks that need only the first bytes. */
-static int check_ident(struct elfobj *o, struct errbuf *err)
+static int check_ident(struct elfobj *o, const unsigned char *ident, size_t n, struct errbuf *err)
 {
-	unsigned char ident[EI_NIDENT];
-	ssize_t n = pread(o->fd, ident, sizeof ident, 0);
-
 	if (n < 4 || memcmp(ident, ELFMAG, SELFMAG))
 		return fail(o, err, -ENOEXEC, "not an ELF file");
 	if (n < EI_NIDENT)
@@ -57,6 +54,8 @@ static int check_ident(struct elfobj *o, struct errbuf *err)
 		return fail(o, err, -ENOEXEC, "unknown ELF class");
 	if (ident[EI_DATA] != ELFDATA2LSB)
 		return fail(o, err, -ENOEXEC, "big-endian ELF is not supported");
+	if (n < sizeof(Elf64_Ehdr))
+		return fail(o, err, -ENOEXEC, "truncated ELF header");
 	return 0;
 }
 
@@ -73,9 +72,12 @@ static int read_headers(struct elfobj *o, struct errbuf *err)
 		return fail(o, err, -ENOEXEC, "not an executable or shared object");
 	if (elf_getphdrnum(o->elf, &o->nphdr))
 		return fail(o, err, -ENOEXEC, "corrupt program header table");
-	if ((uint64_t)o->ehdr.e_phoff + (uint64_t)o->nphdr * sizeof(Elf64_Phdr) > (uint64_t)o->size)
+	if (o->nphdr && o->ehdr.e_phentsize != sizeof(Elf64_Phdr))
+		return fail(o, err, -ENOEXEC, "program header entries have the wrong size");
+	if (o->ehdr.e_phoff > (uint64_t)o->size ||
+	    (uint64_t)o->nphdr * sizeof(Elf64_Phdr) > (uint64_t)o->size - o->ehdr.e_phoff)
 		return fail(o, err, -ENOEXEC, "program headers lie outside the file");
-	o->phdr = xcalloc(o->nphdr, sizeof *o->phdr);
+	o->phdr = xcalloc(o->nphdr + 1, sizeof *o->phdr);
 	for (size_t i = 0; i < o->nphdr; i++)
 		if (!gelf_getphdr(o->elf, (int)i, &o->phdr[i]))
 			return fail(o, err, -ENOEXEC, "corrupt program header");
@@ -84,36 +86,56 @@ static int read_headers(struct elfobj *o, struct errbuf *err)
 
 const void *elfobj_bytes(const struct elfobj *o, uint64_t off, uint64_t size)
 {
-	size_t len;
-	char *img = elf_rawfile(o->elf, &len);
-
-	if (!img || off > len || size > len - off)
+	if (!o->image || off > o->image_size || size > o->image_size - off)
 		return NULL;
-	return img + off;
+	return o->image + off;
 }
 
 int elfobj_vaddr_to_offset(const struct elfobj *o, uint64_t vaddr, uint64_t size, uint64_t *off)
 {
-	for (size_t i = 0; i < o->nphdr; i++) {
-		const GElf_Phdr *p = &o->phdr[i];
-		if (p->p_type != PT_LOAD || vaddr < p->p_vaddr)
+	for (size_t i = 0; i < o->nloads; i++) {
+		const struct elf_load_seg *p = &o->loads[i];
+		if (vaddr < p->vaddr)
 			continue;
-		uint64_t rel = vaddr - p->p_vaddr;
-		if (rel > p->p_filesz || size > p->p_filesz - rel)
+		uint64_t rel = vaddr - p->vaddr;
+		if (rel > p->filesz || size > p->filesz - rel)
 			continue;
-		*off = p->p_offset + rel;
+		*off = p->offset + rel;
 		return 0;
 	}
 	return -ERANGE;
 }
 
+const void *elfobj_table(const struct elfobj *o, uint64_t vaddr, uint64_t count, size_t entsize,
+			 size_t align)
+{
+	uint64_t off, size;
+	const unsigned char *p;
+
+	if (entsize && count > UINT64_MAX / entsize)
+		return NULL;
+	size = count * entsize;
+	if (elfobj_vaddr_to_offset(o, vaddr, size, &off) || !(p = elfobj_bytes(o, off, size)))
+		return NULL;
+	if ((uintptr_t)p % align)
+		return NULL;
+	return p;
+}
+
 const char *elfobj_dynstr(const struct elfobj *o, uint64_t off)
 {
+	/* dynstr_size ends at a NUL (read_dynstr), so every offset below it
+	   starts a terminated string. */
 	if (!o->dynstr || off >= o->dynstr_size)
 		return NULL;
-	if (!memchr(o->dynstr + off, '\0', o->dynstr_size - off))
-		return NULL;
 	return o->dynstr + off;
+}
+
+const char *elfobj_sym_name(const struct elfobj *o, uint32_t i)
+{
+	const char *s = elfobj_dynstr(o, o->syms[i].st_name);
+
+	return s ? s : "";
 }
 
 const GElf_Dyn *elfobj_dyn(const struct elfobj *o, int64_t tag)
@@ -136,15 +158,18 @@ static int read_interp(struct elfobj *o, const GElf_Phdr *p, struct errbuf *err)
 
 static int read_dynamic_array(struct elfobj *o, const GElf_Phdr *p, struct errbuf *err)
 {
-	Elf_Data *d = elf_getdata_rawchunk(o->elf, (int64_t)p->p_offset, p->p_filesz, ELF_T_DYN);
+	const Elf64_Dyn *d = elfobj_bytes(o, p->p_offset, p->p_filesz);
 	size_t max = p->p_filesz / sizeof(Elf64_Dyn);
 
 	if (!d)
 		return fail(o, err, -ENOEXEC, "PT_DYNAMIC lies outside the file");
-	o->dyn = xcalloc(max, sizeof *o->dyn);
+	if ((uintptr_t)d % sizeof(uint64_t))
+		return fail(o, err, -ENOEXEC, "PT_DYNAMIC is misaligned");
+	/* GElf_Dyn is Elf64_Dyn: a 64-bit little-endian object needs no
+	   conversion, so this is one copy of a few hundred bytes. */
+	o->dyn = xcalloc(max + 1, sizeof *o->dyn);
 	for (o->ndyn = 0; o->ndyn < max; o->ndyn++) {
-		if (!gelf_getdyn(d, (int)o->ndyn, &o->dyn[o->ndyn]))
-			return fail(o, err, -ENOEXEC, "corrupt dynamic section");
+		memcpy(&o->dyn[o->ndyn], &d[o->ndyn], sizeof *d);
 		if (o->dyn[o->ndyn].d_tag == DT_NULL)
 			break;
 	}
@@ -162,6 +187,9 @@ static int read_dynstr(struct elfobj *o, struct errbuf *err)
 	    !(o->dynstr = elfobj_bytes(o, off, strsz->d_un.d_val)))
 		return fail(o, err, -ENOEXEC, "DT_STRTAB points outside the file");
 	o->dynstr_size = strsz->d_un.d_val;
+	/* Strings after the last NUL are unterminated: treat them as absent. */
+	while (o->dynstr_size && o->dynstr[o->dynstr_size - 1])
+		o->dynstr_size--;
 	return 0;
 }
 
@@ -170,19 +198,43 @@ static const char *dyn_string(struct elfobj *o, const GElf_Dyn *d)
 	return d ? elfobj_dynstr(o, d->d_un.d_val) : NULL;
 }
 
+static void read_name_lists(struct elfobj *o)
+{
+	o->needed = xcalloc(o->ndyn + 1, sizeof *o->needed);
+	o->filters = xcalloc(o->ndyn + 1, sizeof *o->filters);
+	o->filter_is_aux = xcalloc(o->ndyn + 1, sizeof *o->filter_is_aux);
+	for (size_t i = 0; i < o->ndyn; i++) {
+		int64_t tag = o->dyn[i].d_tag;
+		const char *s = dyn_string(o, &o->dyn[i]);
+		if (!s)
+			continue;
+		if (tag == DT_NEEDED) {
+			o->needed[o->nneeded++] = s;
+		} else if (tag == DT_FILTER || tag == DT_AUXILIARY) {
+			o->filter_is_aux[o->nfilters] = tag == DT_AUXILIARY;
+			o->filters[o->nfilters++] = s;
+		}
+	}
+}
+
+static uint32_t array_entries(struct elfobj *o, int64_t addr_tag, int64_t size_tag)
+{
+	const GElf_Dyn *d = elfobj_dyn(o, size_tag);
+
+	if (!d || !elfobj_dyn(o, addr_tag))
+		return 0;
+	return (uint32_t)(d->d_un.d_val / sizeof(uint64_t));
+}
+
 static void read_dynamic_facts(struct elfobj *o)
 {
 	const GElf_Dyn *d;
 
 	o->soname = dyn_string(o, elfobj_dyn(o, DT_SONAME));
-	o->rpath = dyn_string(o, elfobj_dyn(o, DT_RPATH));
 	o->runpath = dyn_string(o, elfobj_dyn(o, DT_RUNPATH));
-	o->needed = xcalloc(o->ndyn + 1, sizeof *o->needed);
-	for (size_t i = 0; i < o->ndyn; i++) {
-		const char *s;
-		if (o->dyn[i].d_tag == DT_NEEDED && (s = dyn_string(o, &o->dyn[i])))
-			o->needed[o->nneeded++] = s;
-	}
+	/* As ld.so's elf_get_dynamic_info: DT_RUNPATH hides DT_RPATH. */
+	o->rpath = o->runpath ? NULL : dyn_string(o, elfobj_dyn(o, DT_RPATH));
+	read_name_lists(o);
 	if ((d = elfobj_dyn(o, DT_FLAGS)))
 		o->dt_flags = d->d_un.d_val;
 	if ((d = elfobj_dyn(o, DT_FLAGS_1)))
@@ -190,12 +242,11 @@ static void read_dynamic_facts(struct elfobj *o)
 	o->bind_now = elfobj_dyn(o, DT_BIND_NOW) || (o->dt_flags & DF_BIND_NOW) ||
 		      (o->dt_flags_1 & DF_1_NOW);
 	o->textrel = elfobj_dyn(o, DT_TEXTREL) || (o->dt_flags & DF_TEXTREL);
-	o->init_funcs = elfobj_dyn(o, DT_INIT) ? 1 : 0;
-	if ((d = elfobj_dyn(o, DT_INIT_ARRAYSZ)) && elfobj_dyn(o, DT_INIT_ARRAY))
-		o->init_funcs += (uint32_t)(d->d_un.d_val / sizeof(uint64_t));
-	o->fini_funcs = elfobj_dyn(o, DT_FINI) ? 1 : 0;
-	if ((d = elfobj_dyn(o, DT_FINI_ARRAYSZ)) && elfobj_dyn(o, DT_FINI_ARRAY))
-		o->fini_funcs += (uint32_t)(d->d_un.d_val / sizeof(uint64_t));
+	o->symbolic = elfobj_dyn(o, DT_SYMBOLIC) || (o->dt_flags & DF_SYMBOLIC);
+	o->init_funcs =
+		(elfobj_dyn(o, DT_INIT) ? 1 : 0) + array_entries(o, DT_INIT_ARRAY, DT_INIT_ARRAYSZ);
+	o->fini_funcs =
+		(elfobj_dyn(o, DT_FINI) ? 1 : 0) + array_entries(o, DT_FINI_ARRAY, DT_FINI_ARRAYSZ);
 }
 
 static void classify(struct elfobj *o)
@@ -212,10 +263,30 @@ static void classify(struct elfobj *o)
 		o->kind = o->dyn ? ELF_KIND_SHARED : ELF_KIND_OTHER;
 }
 
+static void read_loads(struct elfobj *o)
+{
+	o->loads = xcalloc(o->nphdr + 1, sizeof *o->loads);
+	for (size_t i = 0; i < o->nphdr; i++) {
+		const GElf_Phdr *p = &o->phdr[i];
+		if (p->p_type == PT_GNU_RELRO)
+			o->relro_size = p->p_memsz;
+		if (p->p_type != PT_LOAD)
+			continue;
+		o->loads[o->nloads++] = (struct elf_load_seg){
+			.vaddr = p->p_vaddr,
+			.offset = p->p_offset,
+			.filesz = p->p_filesz,
+			.memsz = p->p_memsz,
+			.flags = p->p_flags,
+		};
+	}
+}
+
 static int read_segments(struct elfobj *o, struct errbuf *err)
 {
 	int r;
 
+	read_loads(o);
 	for (size_t i = 0; i < o->nphdr; i++) {
 		if (o->phdr[i].p_type == PT_INTERP && !o->interp &&
 		    (r = read_interp(o, &o->phdr[i], err)))
@@ -233,45 +304,81 @@ static int read_segments(struct elfobj *o, struct errbuf *err)
 	return 0;
 }
 
+/* Everything after the file is mapped: headers, segments, tables. */
+static int parse(struct elfobj *o, struct errbuf *err)
+{
+	size_t len;
+	int r;
+
+	if (!libelf_ready())
+		return set_err(err, -ENOSYS, "libelf: %s", elf_errmsg(-1));
+	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF)
+		return fail(o, err, -ENOEXEC, "not an ELF file libelf can read");
+	o->image = (const unsigned char *)elf_rawfile(o->elf, &len);
+	if (!o->image)
+		return fail(o, err, -ENOEXEC, "cannot map the file");
+	o->image_size = len;
+	if ((r = read_headers(o, err)) || (r = read_segments(o, err)) ||
+	    (r = elfobj_read_symbols(o, err)) || (r = elfobj_read_relocs(o, err)))
+		return r;
+	return 0;
+}
+
+static int open_file(struct elfobj *o, struct errbuf *err)
+{
+	unsigned char ident[sizeof(Elf64_Ehdr)];
+	struct stat st;
+	ssize_t n;
+
+	o->fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	if (o->fd < 0 || fstat(o->fd, &st))
+		return set_err(err, -errno, "%s: %s", o->path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return set_err(err, -EISDIR, "%s: is a directory", o->path);
+	if (!S_ISREG(st.st_mode))
+		return set_err(err, -ENOEXEC, "%s: not a regular file", o->path);
+	o->size = st.st_size;
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+	n = pread(o->fd, ident, sizeof ident, 0);
+	return check_ident(o, ident, n < 0 ? 0 : (size_t)n, err);
+}
+
 int elfobj_open(const char *path, struct elfobj **out, struct errbuf *err)
 {
 	struct elfobj *o = xcalloc(1, sizeof *o);
-	struct stat st;
 	int r;
 
 	o->path = xstrdup(path);
-	o->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (o->fd < 0) {
-		r = set_err(err, errno, "%s: %s", path, strerror(errno));
+	if ((r = open_file(o, err)))
 		goto out;
-	}
-	if (fstat(o->fd, &st)) {
-		r = set_err(err, errno, "%s: %s", path, strerror(errno));
+	if (libelf_ready())
+		o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
+	if ((r = parse(o, err)))
 		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		r = set_err(err, EISDIR, "%s: is a directory", path);
+	*out = o;
+	return 0;
+out:
+	elfobj_close(o);
+	return r;
+}
+
+int elfobj_open_memory(const char *name, const void *image, size_t size, struct elfobj **out,
+		       struct errbuf *err)
+{
+	struct elfobj *o = xcalloc(1, sizeof *o);
+	int r;
+
+	o->path = xstrdup(name);
+	o->fd = -1;
+	o->is_vdso = true;
+	o->size = (off_t)size;
+	if ((r = check_ident(o, image, size, err)))
 		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = set_err(err, ENOEXEC, "%s: not a regular file", path);
-		goto out;
-	}
-	o->size = st.st_size;
-	if ((r = check_ident(o, err)))
-		goto out;
-	if (!libelf_ready()) {
-		r = set_err(err, ENOSYS, "libelf: %s", elf_errmsg(-1));
-		goto out;
-	}
-	/* ELF_C_READ_MMAP: libelf maps the file; nothing is copied. */
-	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
-	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF) {
-		r = fail(o, err, -ENOEXEC, "not an ELF file libelf can read");
-		goto out;
-	}
-	if ((r = read_headers(o, err)) || (r = read_segments(o, err)) ||
-	    (r = elfobj_count_relocs(o, err)))
+	/* elf_memory wants a writable pointer but only reads ELF_C_READ images. */
+	if (libelf_ready())
+		o->elf = elf_memory((char *)(uintptr_t)image, size);
+	if ((r = parse(o, err)))
 		goto out;
 	*out = o;
 	return 0;
@@ -289,8 +396,14 @@ void elfobj_close(struct elfobj *o)
 	if (o->fd >= 0)
 		close(o->fd);
 	free(o->phdr);
+	free(o->loads);
 	free(o->dyn);
 	free(o->needed);
+	free(o->filters);
+	free(o->filter_is_aux);
+	free(o->versions);
+	free(o->symrefs);
+	free(o->refhash);
 	free(o->interp);
 	free(o->path);
 	free(o);
@@ -304,12 +417,14 @@ bool elf_kind_is_static(enum elf_kind k)
 const char *elf_kind_name(enum elf_kind k)
 {
 	static const char *const names[] = {
-		[ELF_KIND_STATIC_EXEC] = "static executable",
-		[ELF_KIND_STATIC_PIE] = "static PIE",
-		[ELF_KIND_DYN_EXEC] = "dynamic executable",
-		[ELF_KIND_PIE] = "dynamic PIE",
-		[ELF_KIND_SHARED] = "shared object",
-		[ELF_KIND_OTHER] = "ELF object",
+		[ELF_KIND_STATIC_EXEC] = "static executable", [ELF_KIND_STATIC_PIE] = "static PIE",
+		[ELF_KIND_DYN_EXEC] = "dynamic executable",   [ELF_KIND_PIE] = "dynamic PIE",
+		[ELF_KIND_SHARED] = "shared object",	      [ELF_KIND_OTHER] = "ELF object",
 	};
 	return names[k];
+}
+
+const char *elf_hash_style_name(enum elf_hash_style s)
+{
+	return s == HASH_GNU ? "gnu" : s == HASH_SYSV ? "sysv" : "none";
 }

@@ -1,0 +1,97 @@
+/*
+ * The listings of `ldprof deps`: --bindings (one line per symbolic
+ * relocation, in the order ld.so performs them), --unused and --missing.
+ */
+#include <string.h>
+
+#include "deps-report.h"
+
+static void flag_names(FILE *f, uint16_t flags)
+{
+	static const struct {
+		uint16_t bit;
+		const char *name;
+	} names[] = {
+		{BIND_CACHED, "cached"},       {BIND_DEFERRED, "lazy"},
+		{BIND_PROTECTED, "protected"}, {BIND_IFUNC, "ifunc"},
+		{BIND_UNIQUE, "unique"},       {BIND_WEAK_UNDEF, "weak-undefined"},
+		{BIND_MISSING, "undefined"},   {BIND_UNTRACED, "untraced"},
+		{BIND_LDSO, "ld.so"},	       {BIND_EARLY, "early-init"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (flags & names[i].bit)
+			fprintf(f, ",%s", names[i].name);
+}
+
+void deps_text_bindings(FILE *f, const struct deps_report *r)
+{
+	fprintf(f, "# %s\n", r->file);
+	for (size_t i = 0; i < r->bs.n; i++) {
+		const struct binding *b = &r->bs.b[i];
+		fprintf(f, "%s\t%s%s%s\t-> %s\t%s", dso_display(r->p.obj[b->from]), b->name,
+			b->version ? "@" : "", b->version ? b->version : "",
+			b->to >= 0 ? dso_display(r->p.obj[b->to]) : "(none)",
+			b->flags & BIND_VDSO ? "vdso-lookup" : reloc_type_name(b->type));
+		flag_names(f, b->flags);
+		fputc('\n', f);
+	}
+}
+
+void deps_text_unused(FILE *f, const struct deps_report *r)
+{
+	for (size_t i = 0; i < r->nunused; i++) {
+		const struct unused_dep *u = &r->unused[i];
+		const struct dso *d = r->p.obj[u->dep];
+		const struct elfobj *o = d->elf;
+		fprintf(f,
+			"%s: %s (needed by %s) provides no symbol to it%s; costs %.1f KiB mapped,"
+			" %llu relocations, %u init functions\n",
+			r->file, u->name, dso_display(r->p.obj[u->obj]),
+			u->unused_by_all ? " nor to anything else" : "",
+			dso_mapped_size(d) / 1024.0,
+			(unsigned long long)(o ? reloc_counts_total(&o->relocs) : 0),
+			o ? o->init_funcs : 0);
+	}
+}
+
+static void missing_libs(FILE *f, const struct deps_report *r)
+{
+	for (size_t k = 0; k < r->p.nchain; k++) {
+		const struct dso *d = r->p.obj[r->p.chain[k]];
+		if (!d->faked)
+			continue;
+		fprintf(f, "%s: library %s (needed by %s) not found%s; tried:\n", r->file, d->name,
+			d->loader >= 0 ? dso_display(r->p.obj[d->loader]) : "?",
+			d->other_class ? " (only a 32-bit one)" : "");
+		for (size_t i = 0; i < d->ntried; i++)
+			fprintf(f, "  %s  (%s%s%s)\n", d->tried[i].path, d->tried[i].what,
+				d->tried[i].where ? " of " : "",
+				d->tried[i].where ? d->tried[i].where : "");
+	}
+	for (size_t i = 0; i < r->p.npreload_failed; i++)
+		fprintf(f, "%s: preload %s (from %s) cannot be loaded: %s\n", r->file,
+			r->p.preload_failed[i].name, r->p.preload_failed[i].from,
+			r->p.preload_failed[i].why);
+}
+
+void deps_text_missing(FILE *f, const struct deps_report *r)
+{
+	static const char *const kinds[] = {"not found", "weak version not found (harmless)",
+					    "no version information (harmless)"};
+
+	if (r->p.fatal)
+		fprintf(f, "%s: ld.so stops loading: %s\n", r->file, r->p.fatal);
+	missing_libs(f, r);
+	for (size_t i = 0; i < r->bs.nvp; i++) {
+		const struct version_problem *v = &r->bs.vp[i];
+		fprintf(f, "%s: version %s of %s (required by %s): %s\n", r->file, v->version,
+			v->file, dso_display(r->p.obj[v->obj]), kinds[v->kind]);
+	}
+	for (size_t i = 0; i < r->nmissing; i++) {
+		const struct missing_symbol *m = &r->missing[i];
+		fprintf(f, "%s: undefined symbol %s%s%s (%s, %u relocation%s): %s\n", r->file,
+			m->name, m->version ? "@" : "", m->version ? m->version : "",
+			dso_display(r->p.obj[m->obj]), m->relocations,
+			m->relocations == 1 ? "" : "s", m->why);
+	}
+}

@@ -1,0 +1,262 @@
+/*
+ * Relocation as ld.so performs it at startup (glibc 2.36 elf/rtld.c,
+ * elf/dl-reloc.c, elf/do-rel.h, sysdeps/x86_64/dl-machine.h): objects in
+ * reverse initialisation order, ld.so itself skipped (it relocated itself
+ * before it could look anything up), each object's DT_RELA then DT_JMPREL,
+ * and RESOLVE_MAP's one-entry cache: a relocation naming the same symbol
+ * with the same type class as the previous lookup reuses its answer.
+ */
+#include "symbind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The vDSO symbols glibc 2.36's setup_vdso_pointers looks up on x86-64,
+   in its order, all with version LINUX_2.6 (marked hidden). */
+static const char *const vdso_symbols[] = {
+	"__vdso_clock_gettime", "__vdso_gettimeofday", "__vdso_time",
+	"__vdso_getcpu",	"__vdso_clock_getres",
+};
+
+/* libc's IFUNCs whose resolvers ask the vDSO (dl_vdso_vsym), so every
+   relocation bound to them costs one more lookup at a real start. */
+static const struct {
+	const char *ifunc, *vdso_symbol;
+} vdso_resolvers[] = {
+	{"gettimeofday", "__vdso_gettimeofday"},
+	{"__gettimeofday", "__vdso_gettimeofday"},
+	{"time", "__vdso_time"},
+};
+
+static void add_binding(struct bindset *bs, const struct binding *b)
+{
+	GROW(bs->b, bs->cap, bs->n);
+	bs->b[bs->n++] = *b;
+}
+
+/* dl_vdso_vsym: one lookup in the vDSO alone, version LINUX_2.6 (marked
+   hidden). Its work is charged to w. */
+static void vdso_lookup(struct process *p, struct unique_table *u, struct bindset *bs,
+			const char *name, struct lookup_work *w, uint16_t flags)
+{
+	static struct elf_version linux26 = {.name = "LINUX_2.6", .hidden = true};
+	struct lookup_result res;
+	int v = p->vdso;
+
+	if (v < 0)
+		return;
+	linux26.hash = ldso_sysv_hash(linux26.name);
+	struct lookup_req req = {.name = name,
+				 .hash = ldso_gnu_hash(name),
+				 .sysv = UINT32_MAX,
+				 .undef = v,
+				 .version = &linux26,
+				 .version_hidden_req = true};
+	if (symbol_lookup_in(p, u, &v, 1, &req, w, &res))
+		add_binding(bs, &(struct binding){v, res.val.obj, 0, res.val.sym, 0, name,
+						  linux26.name, BIND_VDSO | flags});
+}
+
+static void ifunc_resolver_lookup(struct process *p, struct unique_table *u, struct bindset *bs,
+				  const struct binding *b, struct lookup_work *w)
+{
+	const struct elfobj *def = p->obj[b->to]->elf;
+
+	if (!def->soname || strcmp(def->soname, "libc.so.6"))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(vdso_resolvers); i++)
+		if (!strcmp(elfobj_sym_name(def, b->tsym), vdso_resolvers[i].ifunc))
+			vdso_lookup(p, u, bs, vdso_resolvers[i].vdso_symbol, w, BIND_UNTRACED);
+}
+
+struct lookup_cache {
+	bool valid, found;
+	uint32_t sym;
+	uint8_t tclass;
+	struct lookup_result res;
+};
+
+static uint16_t result_flags(const struct process *p, const struct lookup_result *res, bool found,
+			     const Elf64_Sym *ref)
+{
+	uint16_t f = 0;
+
+	if (!found)
+		return ELF64_ST_BIND(ref->st_info) == STB_WEAK ? BIND_WEAK_UNDEF : BIND_MISSING;
+	if (res->protected_ref)
+		f |= BIND_PROTECTED;
+	if (res->unique)
+		f |= BIND_UNIQUE;
+	const Elf64_Sym *def = &p->obj[res->val.obj]->elf->syms[res->val.sym];
+	if (ELF64_ST_TYPE(def->st_info) == STT_GNU_IFUNC && def->st_shndx != SHN_UNDEF)
+		f |= BIND_IFUNC;
+	return f;
+}
+
+static void bind_ref(struct process *p, struct unique_table *u, struct bindset *bs, int oi,
+		     const struct elf_symref *r, bool deferred, struct lookup_cache *cache,
+		     uint16_t extra)
+{
+	const struct elfobj *o = p->obj[oi]->elf;
+	struct obj_binding *ob = &bs->obj[oi];
+	struct lookup_work *w = deferred ? &ob->deferred : &ob->work;
+	const struct elf_version *ver = elfobj_sym_version(o, r->sym);
+	struct lookup_result res;
+	bool found;
+	uint16_t flags = deferred ? BIND_DEFERRED : 0;
+
+	if (!deferred && cache->valid && cache->sym == r->sym && cache->tclass == r->tclass) {
+		w->cached++;
+		res = cache->res;
+		found = cache->found;
+		flags |= BIND_CACHED;
+	} else {
+		struct lookup_req req = {.name = elfobj_sym_name(o, r->sym),
+					 .hash = o->refhash[r->sym],
+					 .sysv = UINT32_MAX,
+					 .undef = oi,
+					 .ref = &o->syms[r->sym],
+					 .ref_idx = r->sym,
+					 .version = ver->hash ? ver : NULL,
+					 .version_hidden_req = ver->hidden,
+					 .tclass = r->tclass};
+		found = symbol_lookup(p, u, &req, w, &res);
+		if (!deferred)
+			*cache = (struct lookup_cache){true, found, r->sym, r->tclass, res};
+	}
+	flags |= result_flags(p, &res, found, &o->syms[r->sym]);
+	if (flags & BIND_MISSING)
+		ob->missing++;
+	if (flags & BIND_WEAK_UNDEF)
+		ob->weak_undef++;
+	struct binding b = {oi,
+			    found ? res.val.obj : -1,
+			    r->sym,
+			    res.val.sym,
+			    r->type,
+			    elfobj_sym_name(o, r->sym),
+			    ver->hash ? ver->name : NULL,
+			    (uint16_t)(flags | extra)};
+	add_binding(bs, &b);
+	if ((flags & BIND_IFUNC) && !deferred) {
+		ob->ifunc_calls++;
+		ifunc_resolver_lookup(p, u, bs, &b, w);
+	}
+}
+
+/* ld.so ends its startup by calling libc's __libc_early_init, whose first
+   call through libc's PLT (__tunable_get_val) is bound then, before main,
+   when libc binds lazily. */
+static bool early_plt_call(const struct elfobj *o, const struct elf_symref *r)
+{
+	return o->soname && !strcmp(o->soname, "libc.so.6") &&
+	       !strcmp(elfobj_sym_name(o, r->sym), "__tunable_get_val");
+}
+
+/* _dl_relocate_object for one object; lazy is false for ld.so's own
+   second relocation, which binds everything. */
+static void relocate(struct process *p, struct unique_table *u, struct bindset *bs, int oi,
+		     bool lazy, uint16_t extra)
+{
+	const struct elfobj *o = p->obj[oi]->elf;
+	struct obj_binding *ob = &bs->obj[oi];
+	struct lookup_cache cache = {0};
+
+	ob->relocated = true;
+	ob->lazy = lazy;
+	ob->ifunc_calls = o->relocs.irelative;
+	for (size_t i = 0; i < o->nsymrefs; i++) {
+		const struct elf_symref *r = &o->symrefs[i];
+		bool deferred = lazy && r->in_jmprel && r->type == R_X86_64_JUMP_SLOT;
+		if (deferred && early_plt_call(o, r)) {
+			/* _dl_fixup: a lookup at startup that bypasses the cache */
+			struct lookup_cache none = {0};
+			bind_ref(p, u, bs, oi, r, false, &none, extra | BIND_EARLY);
+			bs->obj[oi].early_lookups++;
+			continue;
+		}
+		bind_ref(p, u, bs, oi, r, deferred, &cache, extra);
+	}
+}
+
+/* After relocation ld.so switches from its minimal malloc to the program's
+   (__rtld_malloc_init_real: four lookups from the program, version
+   GLIBC_2.2.5) and relocates itself again in the global scope, so that
+   libc may interpose its GLIBC_PRIVATE functions. Neither happens under
+   LD_TRACE_LOADED_OBJECTS. */
+static void ldso_after_relocation(struct process *p, struct unique_table *u, struct bindset *bs)
+{
+	static const char *const names[] = {"calloc", "free", "malloc", "realloc"};
+	static struct elf_version v = {.name = "GLIBC_2.2.5"};
+	struct lookup_work *w = &bs->obj[p->main].work;
+
+	v.hash = ldso_sysv_hash(v.name);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		struct lookup_req req = {.name = names[i],
+					 .hash = ldso_gnu_hash(names[i]),
+					 .sysv = UINT32_MAX,
+					 .undef = p->main,
+					 .version = &v};
+		struct lookup_result res;
+		bool found = symbol_lookup(p, u, &req, w, &res);
+		add_binding(bs, &(struct binding){p->main, found ? res.val.obj : -1, 0, res.val.sym,
+						  0, names[i], v.name,
+						  BIND_UNTRACED | BIND_LDSO |
+							  (found ? 0 : BIND_MISSING)});
+	}
+	if (p->rtld >= 0)
+		relocate(p, u, bs, p->rtld, false, BIND_UNTRACED | BIND_LDSO);
+}
+
+void bind_versions(struct process *p, struct bindset *bs);
+void bind_imports_compute(struct process *p, struct bindset *bs);
+
+void bind_process(struct process *p, const struct bind_options *opt, struct bindset *bs)
+{
+	struct unique_table u = {0};
+
+	memset(bs, 0, sizeof *bs);
+	bs->nobj = p->nobj;
+	bs->obj = xcalloc(p->nobj + 1, sizeof *bs->obj);
+	if (p->is_static)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(vdso_symbols); i++)
+		if (p->vdso >= 0)
+			vdso_lookup(p, &u, bs, vdso_symbols[i], &bs->obj[p->vdso].work, 0);
+	for (size_t i = p->ninit; i-- > 0;) {
+		int oi = p->initorder[i];
+		const struct elfobj *o = p->obj[oi]->elf;
+		if (oi != p->rtld && o)
+			relocate(p, &u, bs, oi, !opt->bind_now && !o->bind_now, 0);
+	}
+	if (!p->fatal)
+		ldso_after_relocation(p, &u, bs);
+	unique_table_free(&u);
+	for (size_t i = 0; i < p->nobj; i++) {
+		const struct lookup_work *w = &bs->obj[i].work;
+		bs->total.lookups += w->lookups;
+		bs->total.cached += w->cached;
+		bs->total.probes += w->probes;
+		bs->total.bloom_rejects += w->bloom_rejects;
+		bs->total.chain += w->chain;
+		bs->total.strcmps += w->strcmps;
+	}
+	bind_versions(p, bs);
+	bind_imports_compute(p, bs);
+}
+
+void bindset_free(struct bindset *bs)
+{
+	free(bs->b);
+	free(bs->obj);
+	free(bs->imports);
+	free(bs->vp);
+	memset(bs, 0, sizeof *bs);
+}
+
+uint32_t bind_imports(const struct bindset *bs, int obj, int dep)
+{
+	if (!bs->imports || obj < 0 || dep < 0)
+		return 0;
+	return bs->imports[(size_t)obj * bs->nobj + (size_t)dep];
+}

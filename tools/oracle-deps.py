@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Compare `ldprof deps` with ld.so itself, program by program.
+
+ld.so is the oracle: with LD_TRACE_LOADED_OBJECTS=1 LD_WARN=yes LD_BIND_NOW=yes
+LD_DEBUG=bindings it loads a program, relocates everything, prints the load list
+and every binding, and exits without running main. For each program this script
+compares:
+
+  * the load list (name => path, in order) with `ldprof deps --json`,
+  * the SET of (from, symbol, version, to) bindings,
+  * the set of undefined symbols ld.so reports,
+  * optionally (--stats) the lookup and cache counts of LD_DEBUG=statistics.
+
+ld.so is given the program's real path, as the kernel resolves /proc/self/exe,
+so $ORIGIN means the same for both.
+
+usage: oracle-deps.py [--ldprof PATH] [--library-path DIRS] [--preload LIBS]
+                      [--stats] [--quiet] [--summary] FILE...
+Exit status: 0 when every program agrees, 1 otherwise, 2 on usage errors.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+LDSO = "/lib64/ld-linux-x86-64.so.2"
+BINDING = re.compile(
+    r"binding file (.*) \[\d+\] to (.*) \[\d+\]: (?:normal|protected) symbol `([^']*)'(?: \[([^\]]*)\])?$"
+)
+TRACE_LINE = re.compile(r"^\t(.*?)(?: => (.*?))?(?: \(0x[0-9a-f]+\))?$")
+UNDEFINED = re.compile(r"^\tundefined symbol: ([^,\t]*)(?:, version ([^\t]*))?\t\((.*)\)$")
+
+
+def ldso_env(args, extra):
+    env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+    if args.library_path:
+        env["LD_LIBRARY_PATH"] = args.library_path
+    if args.preload:
+        env["LD_PRELOAD"] = " ".join(args.preload)
+    env.update(extra)
+    return env
+
+
+def run_ldso(args, real, tmp):
+    """The load list, the binding set and the undefined symbols ld.so reports."""
+    out = os.path.join(tmp, "dbg")
+    env = ldso_env(args, {
+        "LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "yes", "LD_BIND_NOW": "yes",
+        "LD_DEBUG": "bindings", "LD_DEBUG_OUTPUT": out})
+    r = subprocess.run([LDSO, real], env=env, capture_output=True, text=True,
+                       errors="replace", timeout=60)
+    loads, undefined = [], set()
+    for line in r.stdout.splitlines():
+        m = UNDEFINED.match(line)
+        if m:
+            undefined.add((m.group(3), m.group(1), m.group(2)))
+            continue
+        if line.startswith("\t") and "version `" not in line and "no version information" not in line:
+            m = TRACE_LINE.match(line)
+            if m:
+                loads.append((m.group(1), m.group(2) or m.group(1)))
+    binds = set()
+    for name in os.listdir(tmp):
+        if not name.startswith("dbg."):
+            continue
+        with open(os.path.join(tmp, name), errors="replace") as f:
+            for line in f:
+                m = BINDING.search(line.rstrip("\n"))
+                if m:
+                    binds.add((m.group(1), m.group(3), m.group(4), m.group(2)))
+        os.unlink(os.path.join(tmp, name))
+    return r, loads, binds, undefined
+
+
+def run_stats(args, real, bind_now):
+    env = ldso_env(args, {"LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "yes",
+                          "LD_DEBUG": "statistics"})
+    if bind_now:
+        env["LD_BIND_NOW"] = "yes"
+    r = subprocess.run([LDSO, real], env=env, capture_output=True, text=True, timeout=60)
+    got = {}
+    for line in r.stderr.splitlines():
+        m = re.search(r"^\s*\d+:\s+(number of relocations|number of relocations from cache): (\d+)", line)
+        if m and m.group(1) not in got:
+            got[m.group(1)] = int(m.group(2))
+    return got.get("number of relocations"), got.get("number of relocations from cache")
+
+
+def ldprof_json(args, files, extra):
+    cmd = [args.ldprof, "deps", "--json", "--bindings"] + extra
+    if args.library_path:
+        cmd += ["--library-path", args.library_path]
+    for p in args.preload:
+        cmd += ["--preload", p]
+    r = subprocess.run(cmd + files, capture_output=True, text=True, errors="replace")
+    if r.returncode not in (0, 1):
+        sys.stderr.write(r.stderr)
+    return {f["file"]: f for f in json.loads(r.stdout)["files"]}
+
+
+def ours(doc):
+    objs = doc["objects"]
+    def name(i):
+        return objs[i]["path"] or objs[i]["name"]
+    loads = []
+    for o in objs[1:]:
+        loads.append((o["name"], o["path"] or o["name"]) if not o["missing"] else (o["name"], "not found"))
+    binds = set()
+    for b in doc.get("bindings", []):
+        # ld.so's malloc switch, its second relocation and IFUNC resolvers
+        # do not run under LD_TRACE_LOADED_OBJECTS.
+        if b["to"] is not None and "untraced" not in b["flags"]:
+            binds.add((name(b["from"]), b["symbol"], b["version"], name(b["to"])))
+    undefined = set()
+    for m in doc["missing"]["symbols"]:
+        undefined.add((name(m["object"]), m["symbol"], m["version"]))
+    return loads, binds, undefined
+
+
+def compare(args, real, doc, tmp):
+    problems = []
+    r, loads, binds, undefined = run_ldso(args, real, tmp)
+    my_loads, my_binds, my_undef = ours(doc)
+    if loads != my_loads:
+        problems.append("load list: ld.so %s, ldprof %s" % (loads, my_loads))
+    for t in sorted(binds - my_binds, key=str)[:args.show]:
+        problems.append("only ld.so binds %s" % (t,))
+    for t in sorted(my_binds - binds, key=str)[:args.show]:
+        problems.append("only ldprof binds %s" % (t,))
+    if undefined != my_undef:
+        problems.append("undefined: ld.so %s, ldprof %s" % (sorted(undefined - my_undef, key=str),
+                                                            sorted(my_undef - undefined, key=str)))
+    if args.stats:
+        for bind_now, key in ((False, "startup"), (True, None)):
+            lookups, cached = run_stats(args, real, bind_now)
+            t = doc["totals"]
+            mine = (t["lookups"], t["cached"]) if bind_now else None
+            if not bind_now:
+                mine = (sum(o["binding"]["startup"]["lookups"] for o in doc["objects"] if "binding" in o),
+                        sum(o["binding"]["startup"]["cached"] for o in doc["objects"] if "binding" in o))
+            if (lookups, cached) != mine and not bind_now:
+                problems.append("statistics (lazy): ld.so %s lookups, %s cached; ldprof %s" % (lookups, cached, mine))
+    return len(binds), problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ldprof", default=os.path.join(os.path.dirname(__file__), "..", "ldprof"))
+    ap.add_argument("--library-path")
+    ap.add_argument("--preload", action="append", default=[])
+    ap.add_argument("--stats", action="store_true", help="also compare LD_DEBUG=statistics counts")
+    ap.add_argument("--quiet", action="store_true", help="print only disagreements")
+    ap.add_argument("--summary", action="store_true", help="end with the agreement rate")
+    ap.add_argument("--show", type=int, default=5, help="differences shown per program")
+    ap.add_argument("files", nargs="+")
+    args = ap.parse_args()
+    reals = {f: os.path.realpath(f) for f in args.files}
+    docs = ldprof_json(args, sorted(set(reals.values())), [])
+    agree = total = nbinds = 0
+    with tempfile.TemporaryDirectory(prefix="oracle-deps.") as tmp:
+        for f in args.files:
+            doc = docs.get(reals[f])
+            if doc is None or doc["static"]:
+                continue
+            total += 1
+            n, problems = compare(args, reals[f], doc, tmp)
+            nbinds += n
+            if problems:
+                print("DIFFER %s" % f)
+                for p in problems:
+                    print("    " + p)
+            else:
+                agree += 1
+                if not args.quiet:
+                    print("agree  %s (%d objects, %d bindings)" % (f, len(doc["objects"]), n))
+    if args.summary:
+        rate = 100.0 * agree / total if total else 0.0
+        print("oracle: %d/%d programs agree with ld.so (%.2f%%), %d bindings compared"
+              % (agree, total, rate, nbinds))
+    return 0 if agree == total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
