@@ -571,6 +571,12 @@ int process_load(struct ldenv *env, const char *path, struct process *p, struct 
 	if (p->is_static)
 		goto out;
 	load_rtld(p);
+	/* ld.so given itself as the program: nothing to load (ldd says
+	   "statically linked"). */
+	if (p->rtld >= 0 && p->obj[p->rtld]->elf == p->obj[p->main]->elf) {
+		p->is_static = true;
+		goto out;
+	}
 	if (p->fatal)
 		goto out;
 	if (env->vdso)

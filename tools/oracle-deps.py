@@ -9,13 +9,15 @@ compares:
   * the load list (name => path, in order) with `ldprof deps --json`,
   * the SET of (from, symbol, version, to) bindings,
   * the set of undefined symbols ld.so reports,
-  * optionally (--stats) the lookup and cache counts of LD_DEBUG=statistics.
+  * optionally (--stats, which RUNS the programs) the lookup and cache counts of
+    LD_DEBUG=statistics, lazily and with LD_BIND_NOW, and the number of objects
+    probed (LD_DEBUG=symbols lines) with LD_BIND_NOW.
 
 ld.so is given the program's real path, as the kernel resolves /proc/self/exe,
 so $ORIGIN means the same for both.
 
 usage: oracle-deps.py [--ldprof PATH] [--library-path DIRS] [--preload LIBS]
-                      [--stats] [--quiet] [--summary] FILE...
+                      [--stats [--run-arg=ARG...]] [--quiet] [--summary] FILE...
 Exit status: 0 when every program agrees, 1 otherwise, 2 on usage errors.
 """
 import argparse
@@ -75,18 +77,33 @@ def run_ldso(args, real, tmp):
     return r, loads, binds, undefined
 
 
+def run_program(args, real, extra):
+    """Start the program for real (it runs!) with LD_DEBUG; its debug output."""
+    env = ldso_env(args, extra)
+    try:
+        r = subprocess.run([real] + args.run_args, env=env, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, errors="replace", timeout=20)
+    except subprocess.TimeoutExpired as e:
+        return e.stderr or ""
+    return r.stderr
+
+
 def run_stats(args, real, bind_now):
-    env = ldso_env(args, {"LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "yes",
-                          "LD_DEBUG": "statistics"})
+    """ld.so's startup counts: lookups, cache hits, and (bind-now) probes."""
+    extra = {"LD_DEBUG": "statistics"}
     if bind_now:
-        env["LD_BIND_NOW"] = "yes"
-    r = subprocess.run([LDSO, real], env=env, capture_output=True, text=True, timeout=60)
+        extra["LD_BIND_NOW"] = "1"
     got = {}
-    for line in r.stderr.splitlines():
+    for line in run_program(args, real, extra).splitlines():
         m = re.search(r"^\s*\d+:\s+(number of relocations|number of relocations from cache): (\d+)", line)
         if m and m.group(1) not in got:
             got[m.group(1)] = int(m.group(2))
-    return got.get("number of relocations"), got.get("number of relocations from cache")
+    probes = None
+    if bind_now:
+        extra = {"LD_DEBUG": "symbols", "LD_BIND_NOW": "1"}
+        probes = sum(1 for line in run_program(args, real, extra).splitlines()
+                     if "lookup in file=" in line)
+    return got.get("number of relocations"), got.get("number of relocations from cache"), probes
 
 
 def ldprof_json(args, files, extra):
@@ -134,15 +151,15 @@ def compare(args, real, doc, tmp):
         problems.append("undefined: ld.so %s, ldprof %s" % (sorted(undefined - my_undef, key=str),
                                                             sorted(my_undef - undefined, key=str)))
     if args.stats:
-        for bind_now, key in ((False, "startup"), (True, None)):
-            lookups, cached = run_stats(args, real, bind_now)
-            t = doc["totals"]
-            mine = (t["lookups"], t["cached"]) if bind_now else None
-            if not bind_now:
-                mine = (sum(o["binding"]["startup"]["lookups"] for o in doc["objects"] if "binding" in o),
-                        sum(o["binding"]["startup"]["cached"] for o in doc["objects"] if "binding" in o))
-            if (lookups, cached) != mine and not bind_now:
-                problems.append("statistics (lazy): ld.so %s lookups, %s cached; ldprof %s" % (lookups, cached, mine))
+        for bind_now, d in ((False, doc), (True, args.docs_now.get(real))):
+            lookups, cached, probes = run_stats(args, real, bind_now)
+            t = d["totals"]
+            mine = (t["lookups"], t["cached"]) + ((t["probes"],) if bind_now else ())
+            theirs = (lookups, cached) + ((probes,) if bind_now else ())
+            if mine != theirs:
+                problems.append("statistics (%s): ld.so %s, ldprof %s (lookups, cached%s)"
+                                % ("LD_BIND_NOW" if bind_now else "lazy", theirs, mine,
+                                   ", probes" if bind_now else ""))
     return len(binds), problems
 
 
@@ -151,7 +168,10 @@ def main():
     ap.add_argument("--ldprof", default=os.path.join(os.path.dirname(__file__), "..", "ldprof"))
     ap.add_argument("--library-path")
     ap.add_argument("--preload", action="append", default=[])
-    ap.add_argument("--stats", action="store_true", help="also compare LD_DEBUG=statistics counts")
+    ap.add_argument("--stats", action="store_true",
+                    help="also RUN each program and compare LD_DEBUG=statistics and symbols counts")
+    ap.add_argument("--run-arg", dest="run_args", action="append", default=[],
+                    help="an argument for --stats runs (repeatable; use --run-arg=--version)")
     ap.add_argument("--quiet", action="store_true", help="print only disagreements")
     ap.add_argument("--summary", action="store_true", help="end with the agreement rate")
     ap.add_argument("--show", type=int, default=5, help="differences shown per program")
@@ -159,6 +179,7 @@ def main():
     args = ap.parse_args()
     reals = {f: os.path.realpath(f) for f in args.files}
     docs = ldprof_json(args, sorted(set(reals.values())), [])
+    args.docs_now = ldprof_json(args, sorted(set(reals.values())), ["--bind-now"]) if args.stats else {}
     agree = total = nbinds = 0
     with tempfile.TemporaryDirectory(prefix="oracle-deps.") as tmp:
         for f in args.files:
