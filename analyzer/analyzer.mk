@@ -7,7 +7,7 @@ else
 LDPROF := ldprof
 endif
 
-ANALYZER_PKGS    := libelf
+ANALYZER_PKGS    := libelf libzstd
 ANALYZER_CFLAGS   = $(BASE_CFLAGS) $(SAN_FLAGS) $(shell $(PKG_CONFIG) --cflags $(ANALYZER_PKGS)) \
 		    -DLDPROF_PKGLIBDIR='"$(PKGLIBDIR)"'
 ANALYZER_LIBS     = $(shell $(PKG_CONFIG) --libs $(ANALYZER_PKGS)) -lm

@@ -1,17 +1,105 @@
-/* ldprof record: not implemented yet (see issue 5). */
+/* ldprof record: profile like run, and save the trace to a file. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
+#include "machine.h"
+#include "profile.h"
+#include "tracefile.h"
 
-const char usage_record[] = "usage: ldprof record ...\n"
-			"\n"
-			"Not implemented yet.\n";
+extern char **environ;
+
+const char usage_record[] =
+	"usage: ldprof record -o FILE [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM exactly like 'ldprof run' and save every run's events, the\n"
+	"machine, the LD_* environment and each object's facts and identity\n"
+	"(build-id, size, mtime) to FILE. 'ldprof report FILE' then shows the\n"
+	"report in any format, and 'ldprof diff' compares two traces, on any\n"
+	"machine and without the binaries.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE   the trace file to write (atomically); required\n" PROFILE_USAGE
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 when the trace was written, 1 when the program could not be\n"
+	"run or FILE could not be written, 2 for bad options or a bad PROGRAM.\n";
+
+static const struct option long_opts[] = {
+	PROFILE_LONG_OPTIONS,
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* Returns -1 to go on, or an exit status. */
+static int parse(int argc, char **argv, struct profile_opts *p, const char **out)
+{
+	int c, handled;
+
+	profile_opts_defaults(p);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTIONS "o:h", long_opts, NULL)) !=
+	       -1) {
+		if ((handled = profile_option(c, optarg, p, "record"))) {
+			if (handled < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		switch (c) {
+		case 'o':
+			*out = optarg;
+			break;
+		case 'h':
+			return print_usage(find_command("record"), stdout);
+		case ':':
+			return usage_error("record", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("record", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!*out)
+		return usage_error("record", "no trace file given (-o FILE)");
+	if (optind >= argc)
+		return usage_error("record", "no program given");
+	return -1;
+}
+
+static void print_summary(const char *path, const struct trace *t)
+{
+	struct stat st;
+	double kib = stat(path, &st) == 0 ? (double)st.st_size / 1024 : 0;
+
+	fprintf(stderr, "ldprof record: wrote %zu runs of %s to %s (%.1f KiB)\n", t->nrun,
+		t->program, path, kib);
+}
 
 int cmd_record(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
-		return print_usage(find_command("record"), stdout);
-	fputs("ldprof record: not implemented yet\n", stderr);
-	return EXIT_FAIL;
+	struct profile_opts p;
+	const char *path = NULL;
+	struct trace t = {0};
+	struct errbuf err;
+	int r = parse(argc, argv, &p, &path);
+
+	if (r >= 0)
+		return r;
+	r = profile_program(&p, argc - optind, argv + optind, &t);
+	if (r == EXIT_OK) {
+		/* Right after the runs, so the identities are of the files that ran. */
+		trace_record_identities(&t);
+		trace_record_context(&t, environ);
+		if (tracefile_write(path, &t, &err)) {
+			error_msg("%s", err.msg);
+			r = EXIT_FAIL;
+		} else {
+			print_summary(path, &t);
+		}
+	}
+	trace_free(&t);
+	return r;
 }

@@ -24,11 +24,23 @@ void trace_free(struct trace *t)
 		free(t->obj[i].path);
 		free(t->obj[i].soname);
 		free(t->obj[i].facts_error);
+		free(t->obj[i].build_id);
 	}
 	free(t->obj);
 	for (size_t i = 0; i < t->nrun; i++)
 		free(t->run[i].ev);
 	free(t->run);
+	free(t->machine.hostname);
+	free(t->machine.kernel);
+	free(t->machine.kernel_version);
+	free(t->machine.arch);
+	free(t->machine.glibc);
+	free(t->machine.cpu_model);
+	for (size_t i = 0; i < t->nenv; i++)
+		free(t->env[i]);
+	free(t->env);
+	free(t->cwd);
+	free(t->ldprof_version);
 	memset(t, 0, sizeof *t);
 }
 

@@ -34,6 +34,14 @@ struct trace_object {
 	uint32_t init_funcs, fini_funcs;
 	bool bind_now;
 	char *facts_error;
+	/*
+	 * The file's identity when it ran (record), so that report can tell a
+	 * binary that changed on disk since: build-id, else size and mtime.
+	 */
+	char *build_id; /* NT_GNU_BUILD_ID in lower-case hex; NULL if none */
+	bool have_stat;
+	uint64_t file_size;
+	int64_t mtime_ns;
 };
 
 struct trace_event {
@@ -75,6 +83,16 @@ struct trace {
 	size_t nobj, capobj;
 	struct trace_run *run;
 	size_t nrun, caprun;
+	/* Where and how it was recorded (record/report); NULL when unknown. */
+	struct trace_machine {
+		char *hostname, *kernel, *kernel_version, *arch, *glibc, *cpu_model;
+		unsigned ncpus;
+	} machine;
+	char **env; /* the variables that change ld.so's work: LD_*=..., GLIBC_TUNABLES */
+	size_t nenv;
+	char *cwd;             /* relative paths are relative to it */
+	int64_t recorded_at;   /* Unix time in seconds; 0 when unknown */
+	char *ldprof_version;  /* of the ldprof that recorded the trace */
 };
 
 void trace_init(struct trace *t, int argc, char **argv);
