@@ -7,13 +7,14 @@
 #include "json.h"
 
 void deps_json_object(struct json *j, const struct deps_report *r, size_t k);
+void json_obj_ref(struct json *j, const char *key, const struct deps_report *r, int obj);
 
 static void index_list(struct json *j, const char *key, const struct deps_report *r,
 		       const int *list, size_t n)
 {
 	json_arr_open(j, key);
 	for (size_t i = 0; i < n; i++)
-		json_int(j, NULL, r->pos[list[i]]);
+		json_obj_ref(j, NULL, r, list[i]);
 	json_arr_close(j);
 }
 
@@ -52,8 +53,8 @@ static void unused(struct json *j, const struct deps_report *r)
 	for (size_t i = 0; i < r->nunused; i++) {
 		const struct unused_dep *u = &r->unused[i];
 		json_obj_open(j, NULL);
-		json_int(j, "object", r->pos[u->obj]);
-		json_int(j, "needed", r->pos[u->dep]);
+		json_obj_ref(j, "object", r, u->obj);
+		json_obj_ref(j, "needed", r, u->dep);
 		json_str(j, "name", u->name);
 		json_bool(j, "unused_by_all", u->unused_by_all);
 		json_obj_close(j);
@@ -83,7 +84,7 @@ static void missing(struct json *j, const struct deps_report *r)
 	json_arr_open(j, "versions");
 	for (size_t i = 0; i < r->bs.nvp; i++) {
 		json_obj_open(j, NULL);
-		json_int(j, "object", r->pos[r->bs.vp[i].obj]);
+		json_obj_ref(j, "object", r, r->bs.vp[i].obj);
 		json_str(j, "file", r->bs.vp[i].file);
 		json_str(j, "version", r->bs.vp[i].version);
 		json_str(j, "kind", kinds[r->bs.vp[i].kind]);
@@ -93,10 +94,11 @@ static void missing(struct json *j, const struct deps_report *r)
 	json_arr_open(j, "symbols");
 	for (size_t i = 0; i < r->nmissing; i++) {
 		json_obj_open(j, NULL);
-		json_int(j, "object", r->pos[r->missing[i].obj]);
+		json_obj_ref(j, "object", r, r->missing[i].obj);
 		json_str(j, "symbol", r->missing[i].name);
 		json_str(j, "version", r->missing[i].version);
 		json_int(j, "relocations", r->missing[i].relocations);
+		json_bool(j, "untraced", r->missing[i].untraced);
 		json_str(j, "why", r->missing[i].why);
 		json_obj_close(j);
 	}
@@ -121,13 +123,10 @@ static void bindings(struct json *j, const struct deps_report *r)
 	for (size_t i = 0; i < r->bs.n; i++) {
 		const struct binding *b = &r->bs.b[i];
 		json_obj_open(j, NULL);
-		json_int(j, "from", r->pos[b->from]);
+		json_obj_ref(j, "from", r, b->from);
 		json_str(j, "symbol", b->name);
 		json_str(j, "version", b->version);
-		if (b->to >= 0)
-			json_int(j, "to", r->pos[b->to]);
-		else
-			json_null(j, "to");
+		json_obj_ref(j, "to", r, b->to);
 		json_str(j, "type", b->flags & BIND_VDSO ? NULL : reloc_type_name(b->type));
 		json_arr_open(j, "flags");
 		for (size_t k = 0; k < ARRAY_SIZE(names); k++)

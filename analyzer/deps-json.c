@@ -13,7 +13,10 @@ static void json_u(struct json *j, const char *key, uint64_t v)
 	json_int(j, key, (long long)v);
 }
 
-static void json_obj_ref(struct json *j, const char *key, const struct deps_report *r, int obj)
+/* An object by its index in the load list; null for none (and for ld.so
+   when nothing needs it, as it is then not in the list). */
+void json_obj_ref(struct json *j, const char *key, const struct deps_report *r, int obj);
+void json_obj_ref(struct json *j, const char *key, const struct deps_report *r, int obj)
 {
 	if (obj < 0 || r->pos[obj] < 0)
 		json_null(j, key);

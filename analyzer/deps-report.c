@@ -166,10 +166,11 @@ static void find_missing(struct deps_report *r)
 		if (!m) {
 			GROW(r->missing, cap, r->nmissing);
 			m = &r->missing[r->nmissing++];
-			*m = (struct missing_symbol){b->from, b->name, b->version, 0,
-						     explain(r, b)};
+			*m = (struct missing_symbol){b->from, b->name, b->version,
+						     0,	      true,    explain(r, b)};
 		}
 		m->relocations++;
+		m->untraced &= (b->flags & BIND_UNTRACED) != 0;
 	}
 }
 

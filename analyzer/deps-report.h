@@ -21,6 +21,7 @@ struct missing_symbol {
 	int obj;
 	const char *name, *version;
 	uint32_t relocations; /* relocations naming it */
+	bool untraced;	      /* only ld.so's own lookups, not made by ldd */
 	char *why;
 };
 

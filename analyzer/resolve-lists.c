@@ -20,8 +20,8 @@ static void build_chain(struct process *p)
 
 	p->chain = xcalloc(p->nobj + 1, sizeof *p->chain);
 	for (size_t i = 0; i < p->nobj; i++)
-		if ((int)i != p->rtld)
-			p->chain[p->nchain++] = (int)i;
+		if (p->order[i] != p->rtld)
+			p->chain[p->nchain++] = p->order[i];
 	if (!rtld || rtld->scope_pos <= 0)
 		return;
 	int before = p->scope[rtld->scope_pos - 1];
@@ -119,6 +119,7 @@ void process_free(struct process *p)
 	}
 	free(p->preload_failed);
 	free(p->obj);
+	free(p->order);
 	free(p->chain);
 	free(p->scope);
 	free(p->initorder);

@@ -60,8 +60,12 @@ static int new_dso(struct process *p, const char *name, const char *path, struct
 	d->loader = -1;
 	d->scope_pos = -1;
 	add_name(d, name);
+	size_t cap = p->capobj;
 	GROW(p->obj, p->capobj, p->nobj);
+	if (cap != p->capobj)
+		p->order = xrealloc(p->order, p->capobj * sizeof *p->order);
 	p->obj[p->nobj] = d;
+	p->order[p->nobj] = (int)p->nobj;
 	return (int)p->nobj++;
 }
 
@@ -366,6 +370,24 @@ static bool bfs_has(const struct bfs *b, int obj, size_t *at)
 	return false;
 }
 
+/* The loader's list of objects: a filtee later than its filter moves to
+   just before it, as _dl_map_object_deps relinks it. */
+static void chain_move_before(struct process *p, int obj, int before)
+{
+	size_t from = 0, to = 0;
+
+	for (size_t i = 0; i < p->nobj; i++) {
+		if (p->order[i] == obj)
+			from = i;
+		if (p->order[i] == before)
+			to = i;
+	}
+	if (from <= to)
+		return;
+	memmove(p->order + to + 1, p->order + to, (from - to) * sizeof *p->order);
+	p->order[to] = obj;
+}
+
 /* DT_FILTER/DT_AUXILIARY: the filtee goes just before the filter, so its
    symbols are found first; a filtee already later in the list moves up. */
 static size_t place_filtee(struct bfs *b, size_t cur, int obj)
@@ -424,9 +446,10 @@ static void load_deps_of(struct process *p, struct bfs *b, size_t *cur)
 		} else if (dep >= 0) {
 			add_dep(l, name, dep, how, tag);
 			size_t at;
-			if (tag != DT_NEEDED)
+			if (tag != DT_NEEDED) {
+				chain_move_before(p, dep, li);
 				*cur = place_filtee(b, *cur, dep);
-			else if (!bfs_has(b, dep, &at))
+			} else if (!bfs_has(b, dep, &at))
 				bfs_insert(b, b->n, dep);
 		}
 		free(name);

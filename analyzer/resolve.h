@@ -105,6 +105,7 @@ struct process {
 	struct dso **obj; /* by creation: main, ld.so, vDSO, then as loaded */
 	size_t nobj, capobj;
 	int main, rtld, vdso;
+	int *order; /* creation order, filtees moved before their filter */
 	int *chain; /* ld.so's list of loaded objects, as LD_TRACE_LOADED_OBJECTS prints it */
 	size_t nchain;
 	int *scope; /* the global scope: main, preloads, then breadth-first */
