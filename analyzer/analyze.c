@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "../preload/ldprof-record.h"
+#include "model.h"
 
 static const char *const phase_names[PH_COUNT] = {"exec", "load", "relocate",
 						  "init", "main", "exit"};
@@ -140,27 +141,58 @@ static void attribute_load(const struct trace *t, const struct trace_run *r, siz
 	}
 }
 
-/* Relocation: the measured phase split by each object's relocation count. */
+/* Does every relocated object of the run have the analyzer's counts? */
+static bool model_applies(const struct trace *t, const struct trace_run *r, size_t consistent_ix)
+{
+	if (!t->model.valid)
+		return false;
+	for (size_t i = 0; i < consistent_ix && i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->type == LDPROF_REC_OBJOPEN && e->obj != TRACE_NO_OBJ &&
+		    t->obj[e->obj].role != ROLE_VDSO && !t->obj[e->obj].have_feat)
+			return false;
+	}
+	return true;
+}
+
+/* An object's share of the relocate phase, before normalisation. */
+static double reloc_weight(const struct trace *t, const struct trace_object *o, bool model)
+{
+	if (o->role == ROLE_VDSO)
+		return 0;
+	if (model)
+		return model_object_us(&t->model, o->feat);
+	return o->have_facts && o->role != ROLE_LOADER ? (double)reloc_counts_total(&o->relocs)
+						       : 0;
+}
+
+/*
+ * Relocation: the measured phase split by the cost model's prediction for
+ * each object (its relocations, lookups and pages, as the analyzer replays
+ * ld.so), or by relocation counts when the analyzer could not replay it.
+ * The model's per-process intercept (TLS setup, libc early init) stays
+ * unattributed.
+ */
 static void attribute_reloc(const struct trace *t, const struct trace_run *r, size_t consistent_ix,
 			    double reloc_phase, struct run_breakdown *bd)
 {
-	double total = 0;
+	bool model = model_applies(t, r, consistent_ix);
+	double total = model ? t->model.intercept_us : 0;
 
+	bd->reloc_by_model = model;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < consistent_ix && i < r->nev; i++) {
 			const struct trace_event *e = &r->ev[i];
 			if (e->type != LDPROF_REC_OBJOPEN || e->obj == TRACE_NO_OBJ)
 				continue;
-			const struct trace_object *o = &t->obj[e->obj];
-			double w = o->have_facts && o->role != ROLE_LOADER && o->role != ROLE_VDSO
-					   ? (double)reloc_counts_total(&o->relocs)
-					   : 0;
+			double w = reloc_weight(t, &t->obj[e->obj], model);
 			if (pass == 0)
 				total += w;
 			else
 				bd->reloc_us[e->obj] = total > 0 ? reloc_phase * w / total : 0;
 		}
 	}
+	bd->reloc_model_us = model ? total : NAN;
 }
 
 struct frame {

@@ -26,6 +26,8 @@ struct run_breakdown {
 	double *load_us, *reloc_us, *init_us, *fini_us; /* per trace object */
 	double *symbind_us; /* first to last la_symbind64 while relocating it (--symbind) */
 	uint32_t *symbind_calls;
+	bool reloc_by_model;   /* reloc_us split by the cost model, not by counts */
+	double reloc_model_us; /* the model's prediction for the whole phase */
 };
 
 /* bd must be zeroed; arrays are allocated for t->nobj objects. */
@@ -37,6 +39,7 @@ struct report_object {
 	size_t runs;  /* runs in which it was seen */
 	struct summary load, reloc, init, fini, total;
 	struct summary symbind; /* --symbind: the PLT-binding span, when seen */
+	double link_saved_us;   /* linking this library statically would save (verdict.c) */
 	double symbind_calls;
 	double share; /* median total / median process total */
 };
@@ -70,10 +73,14 @@ struct report {
 	struct outcome *outcomes;
 	size_t noutcomes;
 	double phase_sum_us; /* sum of phase medians, to compare with the total */
+	/* The relocation cost model against the measured relocate phase. */
+	bool reloc_by_model;
+	double reloc_model_us, reloc_residual_us;
 	bool interrupted;
 	/* The static-link verdict and ranked advice, when the model gave them. */
 	bool have_verdict;
 	double static_saved_us, static_saved_lo, static_saved_hi, static_saved_pct;
+	double static_kept_us; /* what a static build would still pay of it (IFUNC) */
 	struct advice *advice; /* largest saving first */
 	size_t nadvice;
 	char **notes; /* plain sentences the renderers print */
@@ -81,6 +88,9 @@ struct report {
 };
 
 void report_build(const struct trace *t, struct report *rep);
+
+/* The static-link estimate and ranked advice (verdict.c); report_build calls it. */
+void verdict_build(const struct trace *t, struct report *rep);
 
 /*
  * Each phase's median contribution over the runs bd[pick[0..n)]: the median

@@ -12,6 +12,8 @@ const struct command commands[] = {
 	 usage_run},
 	{"compare", cmd_compare, "run two programs interleaved and compare their start-up",
 	 usage_compare},
+	{"calibrate", cmd_calibrate, "fit the relocation cost model on this machine",
+	 usage_calibrate},
 	{"record", cmd_record, "run a program like run and save the trace to a file", usage_record},
 	{"report", cmd_report, "show a saved trace in any format", usage_report},
 	{"diff", cmd_diff, "compare two saved traces; fail on a regression", usage_diff},

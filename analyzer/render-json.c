@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include "json.h"
+#include "model.h"
 #include "render.h"
 #include "version.h"
 
@@ -102,6 +103,10 @@ static void libraries(struct json *j, const struct report *rep)
 			median_and_ci(j, "symbind_us", &ro->symbind);
 			json_int(j, "symbind_calls", (long long)ro->symbind_calls);
 		}
+		if (rep->have_verdict && o->role == ROLE_LIBRARY)
+			json_num(j, "static_link_saved_us", ro->link_saved_us);
+		if (o->have_feat && rep->t->model.valid)
+			json_num(j, "reloc_model_us", model_object_us(&rep->t->model, o->feat));
 		if (o->have_facts) {
 			relocations(j, &o->relocs);
 			json_int(j, "init_functions", o->init_funcs);
@@ -194,6 +199,64 @@ static void overhead(struct json *j, const struct report *rep)
 	json_num(j, "overhead_minflt", rep->have_overhead ? rep->overhead_minflt : NAN);
 }
 
+/* The relocation cost model next to the measured relocate phase. */
+static void reloc_model(struct json *j, const struct report *rep)
+{
+	const struct model_coefs *m = &rep->t->model;
+
+	if (!rep->reloc_by_model) {
+		json_null(j, "reloc_model");
+		return;
+	}
+	json_obj_open(j, "reloc_model");
+	json_bool(j, "calibrated", m->calibrated);
+	json_str(j, "source", m->source);
+	json_str(j, "machine", m->machine);
+	json_str(j, "created", m->created[0] ? m->created : NULL);
+	json_num(j, "predicted_us", rep->reloc_model_us);
+	json_num(j, "measured_us", rep->phase[PH_RELOCATE].median);
+	json_num(j, "residual_us", rep->reloc_residual_us);
+	json_num(j, "intercept_us", m->intercept_us);
+	json_obj_open(j, "coef_us");
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		json_num(j, model_feat_name(k), m->coef_us[k]);
+	json_obj_close(j);
+	json_obj_close(j);
+}
+
+/* The static-link estimate and the ranked recommendations. */
+static void verdict(struct json *j, const struct report *rep)
+{
+	if (!rep->have_verdict) {
+		json_null(j, "verdict");
+	} else {
+		json_obj_open(j, "verdict");
+		json_num(j, "static_link_saved_us", rep->static_saved_us);
+		json_arr_open(j, "ci95");
+		json_num(j, NULL, rep->static_saved_lo);
+		json_num(j, NULL, rep->static_saved_hi);
+		json_arr_close(j);
+		json_num(j, "pct", rep->static_saved_pct);
+		json_num(j, "kept_ifunc_us", rep->static_kept_us);
+		json_bool(j, "calibrated", rep->t->model.calibrated);
+		json_obj_close(j);
+	}
+	json_arr_open(j, "advice");
+	for (size_t i = 0; i < rep->nadvice; i++) {
+		const struct advice *a = &rep->advice[i];
+		json_obj_open(j, NULL);
+		json_str(j, "what", a->what);
+		json_str(j, "why", a->why);
+		json_num(j, "saved_us", a->saved_us);
+		json_arr_open(j, "ci95");
+		json_num(j, NULL, a->saved_lo);
+		json_num(j, NULL, a->saved_hi);
+		json_arr_close(j);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
 static void usage(struct json *j, const struct report *rep)
 {
 	json_obj_open(j, "usage");
@@ -242,6 +305,8 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 	phases(&j, rep);
 	json_num(&j, "phase_sum_us", rep->profiled ? rep->phase_sum_us : NAN);
 	libraries(&j, rep);
+	reloc_model(&j, rep);
+	verdict(&j, rep);
 	overhead(&j, rep);
 	outcomes(&j, rep);
 	usage(&j, rep);

@@ -183,6 +183,27 @@ static const char *role_tag(const struct trace_object *o)
 	return "";
 }
 
+/* How reloc was split, and how well the model predicts the whole phase. */
+static void model_line(const struct out *o, const struct report *rep)
+{
+	const struct model_coefs *m = &rep->t->model;
+	char pred[32], meas[32];
+
+	if (!rep->reloc_by_model) {
+		fprintf(o->f, "  %s(reloc splits the relocate phase by relocation count: the analyzer "
+			      "could not replay this program)%s\n",
+			DIM(o), RESET(o));
+		return;
+	}
+	fmt_dur(o, pred, sizeof pred, rep->reloc_model_us);
+	fmt_dur(o, meas, sizeof meas, rep->phase[PH_RELOCATE].median);
+	fprintf(o->f, "  %s(reloc splits the relocate phase by the cost model, %s: it predicts %s, "
+		      "measured %s, residual %+.1f %s (%+.0f%%))%s\n",
+		DIM(o), m->calibrated ? "calibrated" : "uncalibrated, built-in defaults", pred, meas,
+		rep->reloc_residual_us, us_unit(o),
+		100 * rep->reloc_residual_us / rep->phase[PH_RELOCATE].median, RESET(o));
+}
+
 static void object_table(const struct out *o, const struct report *rep)
 {
 	int w = 6;
@@ -219,9 +240,9 @@ static void object_table(const struct out *o, const struct report *rep)
 		bar(o, ro->share);
 		fputc('\n', o->f);
 	}
-	fprintf(o->f, "  %s(%s, medians over %zu runs; +/- is the total's 95%% CI half-width; "
-		      "reloc splits the relocate phase by relocation count)%s\n",
+	fprintf(o->f, "  %s(%s, medians over %zu runs; +/- is the total's 95%% CI half-width)%s\n",
 		DIM(o), us_unit(o), rep->valid_runs, RESET(o));
+	model_line(o, rep);
 }
 
 static void static_figures(const struct out *o, const struct report *rep)
@@ -232,6 +253,28 @@ static void static_figures(const struct out *o, const struct report *rep)
 	fmt_dur(o, s, sizeof s, rep->stime.median);
 	fprintf(o->f, "  user %s, system %s, %.0f page faults, %.0f KiB max RSS (medians)\n", u, s,
 		rep->minflt.median, rep->maxrss.median);
+}
+
+static void verdict(const struct out *o, const struct report *rep)
+{
+	char s[32], hw[32], d[32];
+
+	if (!rep->have_verdict)
+		return;
+	fmt_dur(o, s, sizeof s, rep->static_saved_us);
+	fmt_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
+	fprintf(o->f, "\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, %.0f%%)%s%s\n",
+		BOLD(o), s, hw, rep->static_saved_pct,
+		rep->t->model.calibrated ? "" : " [uncalibrated]", RESET(o));
+	if (!rep->nadvice)
+		return;
+	fprintf(o->f, "  %srecommendations, with what each would save per exec:%s\n", DIM(o),
+		RESET(o));
+	for (size_t i = 0; i < rep->nadvice; i++) {
+		const struct advice *a = &rep->advice[i];
+		fmt_dur(o, d, sizeof d, a->saved_us);
+		fprintf(o->f, "  %10s  %s%s%s: %s\n", d, BOLD(o), a->what, RESET(o), a->why);
+	}
 }
 
 static void overhead_line(const struct out *o, const struct report *rep)
@@ -261,6 +304,7 @@ void render_text(FILE *f, const struct report *rep, const struct text_style *st)
 	} else {
 		static_figures(&o, rep);
 	}
+	verdict(&o, rep);
 	overhead_line(&o, rep);
 	for (size_t i = 0; i < rep->nnotes; i++)
 		fprintf(f, "  %snote:%s %s\n", BOLD(&o), RESET(&o), rep->notes[i]);

@@ -277,15 +277,24 @@ static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd
 	}
 }
 
+static bool run_has_consistent(const struct trace_run *r)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].type == LDPROF_REC_ACTIVITY && r->ev[i].u32 == 0)
+			return true;
+	return false;
+}
+
 static void add_notes(const struct trace *t, struct report *rep)
 {
-	size_t missing = 0, overflow = 0, untimed = 0;
+	size_t missing = 0, overflow = 0, untimed = 0, unfinished = 0;
 
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
 		if (!counted(r, true))
 			continue;
 		missing += !r->shim_attached;
+		unfinished += r->shim_attached && !run_has_consistent(r);
 		overflow += (r->shm_flags & (LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW)) != 0;
 	}
 	for (size_t i = 0; i < t->nobj; i++)
@@ -298,6 +307,10 @@ static void add_notes(const struct trace *t, struct report *rep)
 		note(rep, "shim data missing in %zu of %zu runs: ld.so did not load the audit "
 			  "module, or it could not map its buffer",
 		     missing, rep->runs);
+	if (unfinished)
+		note(rep, "ld.so never finished loading in %zu of %zu runs: the program could not "
+			  "start (a missing library or symbol? run it directly, or with --show-output)",
+		     unfinished, rep->runs);
 	if (overflow)
 		note(rep, "the record buffer overflowed in %zu runs: later events are missing",
 		     overflow);
@@ -376,6 +389,10 @@ void report_build(const struct trace *t, struct report *rep)
 		rep->runs++;
 		analyze_run(t, r, &bd[nbd]);
 		rep->valid_runs += bd[nbd].valid;
+		if (bd[nbd].valid && bd[nbd].reloc_by_model) {
+			rep->reloc_by_model = true;
+			rep->reloc_model_us = bd[nbd].reloc_model_us;
+		}
 		nbd++;
 	}
 	rep->profiled = rep->runs > 0;
@@ -386,6 +403,9 @@ void report_build(const struct trace *t, struct report *rep)
 	summarize_usage(t, rep->profiled, &s, rep);
 	count_outcomes(t, rep->profiled, rep);
 	summarize_breakdowns(t, bd, nbd, &s, rep);
+	rep->reloc_residual_us = rep->reloc_by_model
+					 ? rep->phase[PH_RELOCATE].median - rep->reloc_model_us
+					 : NAN;
 	if (rep->profiled && rep->plain_runs) {
 		rep->have_overhead = true;
 		rep->overhead_us = rep->total.median - rep->plain_total.median;
@@ -393,6 +413,7 @@ void report_build(const struct trace *t, struct report *rep)
 		rep->overhead_minflt = median_minflt(t, true, &s) - median_minflt(t, false, &s);
 		overhead_ci(t, rep);
 	}
+	verdict_build(t, rep);
 	add_notes(t, rep);
 	for (size_t i = 0; i < nbd; i++)
 		run_breakdown_free(&bd[i]);

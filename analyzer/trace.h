@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "elfobj.h"
+#include "model-coefs.h"
 
 #define TRACE_NO_OBJ UINT32_MAX
 
@@ -42,6 +43,10 @@ struct trace_object {
 	bool have_stat;
 	uint64_t file_size;
 	int64_t mtime_ns;
+	/* The analyzer's counts for the relocation cost model (model.c). */
+	bool have_feat;
+	double feat[MODEL_NFEAT];
+	struct advice_facts advice;
 };
 
 struct trace_event {
@@ -93,6 +98,7 @@ struct trace {
 	char *cwd;             /* relative paths are relative to it */
 	int64_t recorded_at;   /* Unix time in seconds; 0 when unknown */
 	char *ldprof_version;  /* of the ldprof that recorded the trace */
+	struct model_coefs model; /* the calibration the report uses */
 };
 
 void trace_init(struct trace *t, int argc, char **argv);

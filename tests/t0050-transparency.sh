@@ -46,4 +46,9 @@ check "errno survives the constructor trampolines" grep -q "errno in constructor
 "$LDPROF" -n 1 -w 0 --show-output --no-overhead --preload "$chk" >"$TMP/ours"
 head -n 4 "$TMP/ours" >"$TMP/ours4"
 expect_file_eq "the same with --preload" "$TMP/direct" "$TMP/ours4"
+# A program ld.so cannot start (its library is gone): said plainly.
+cp "$FIXTURES/model-base/with-rel" "$TMP/nolib"
+"$LDPROF" -n 3 -w 0 --no-overhead "$TMP/nolib" >"$TMP/t" 2>&1
+check "a missing library: exit status 127 reported" grep -q "exit status 127 in every run" "$TMP/t"
+check "and the note says ld.so never finished" grep -q "ld.so never finished loading in 3 of 3 runs" "$TMP/t"
 done_testing

@@ -1,0 +1,59 @@
+/*
+ * The relocation cost model's inputs and coefficients. Kept apart from
+ * model.h so that the trace can carry them without knowing the analyzer.
+ */
+#ifndef LDPROF_MODEL_COEFS_H
+#define LDPROF_MODEL_COEFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Per object counts, from the ELF analyzer's replay of ld.so. */
+enum model_feat {
+	MF_RELATIVE, /* R_X86_64_RELATIVE in DT_RELA/DT_REL */
+	MF_RELR,     /* relative relocations packed in DT_RELR */
+	MF_LOOKUPS,  /* symbol lookups (_dl_lookup_symbol_x calls) at startup */
+	MF_PROBES,   /* objects consulted by those lookups */
+	MF_BLOOM,    /* probes the GNU Bloom filter ended */
+	MF_CHAIN,    /* hash chain entries examined */
+	MF_STRCMPS,  /* symbol names compared in full */
+	MF_CACHED,   /* relocations the one-entry lookup cache answered */
+	MF_TLS,      /* TLS relocations */
+	MF_IFUNC,    /* IFUNC resolver calls (IRELATIVE and IFUNC-bound) */
+	MF_PAGES,    /* distinct pages relocations write (copy-on-write faults) */
+	MF_OBJECTS,  /* 1 per relocated object: its fixed cost (RELRO mprotect...) */
+	MODEL_NFEAT,
+};
+
+#define MODEL_VERSION 1
+
+/*
+ * Per object, what the analyzer's replay says about changes that would
+ * save relocation work: the inputs of the recommendations (verdict.c).
+ */
+struct advice_facts {
+	bool unused;          /* a direct dependency nothing takes a symbol from */
+	bool sysv_only;       /* only DT_HASH: every lookup passing it walks a chain */
+	double self_binds;    /* lookups that resolve into the object itself */
+	double now_plt;       /* PLT slots bound at startup (BIND_NOW) */
+	double sysv_passes;   /* lookups that probe it and find nothing there */
+	double avg_chain;     /* its hash table's mean chain length */
+};
+
+struct model_coefs {
+	bool valid;
+	bool calibrated;    /* false: the defaults shipped with ldprof */
+	double intercept_us; /* per process: TLS setup, libc early init, ... */
+	double coef_us[MODEL_NFEAT];
+	double r2;
+	size_t programs;    /* calibration programs fitted */
+	/* What being dynamic costs a minimal C program (dynamic minus static). */
+	double dynamic_fixed_us, dynamic_fixed_lo, dynamic_fixed_hi;
+	char source[256];  /* the calibration file, or "built-in defaults" */
+	char machine[256]; /* where the calibration was measured */
+	char created[32];  /* when, ISO 8601 UTC */
+};
+
+const char *model_feat_name(enum model_feat f);
+
+#endif

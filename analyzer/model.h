@@ -1,0 +1,35 @@
+/*
+ * The relocation cost model: a library's relocation time as a linear
+ * function of what ld.so does for it (relative relocations, symbol lookups
+ * and their work, TLS, IFUNC calls, pages written), with coefficients
+ * calibrated on this machine (`ldprof calibrate`) or shipped defaults.
+ */
+#ifndef LDPROF_MODEL_H
+#define LDPROF_MODEL_H
+
+#include "model-coefs.h"
+#include "trace.h"
+#include "util.h"
+
+/*
+ * Replay ld.so on t's program with the ELF analyzer and attach each
+ * object's counts (trace_object.feat). Objects the analyzer does not see
+ * keep have_feat false. Returns 0 or -errno with err set.
+ */
+int model_features(struct trace *t, struct errbuf *err);
+
+/* The counts of every object ld.so would load for path, summed. */
+int model_process_features(const char *path, double feat[MODEL_NFEAT], struct errbuf *err);
+
+/* One object's modelled relocation time, in microseconds. */
+double model_object_us(const struct model_coefs *m, const double feat[MODEL_NFEAT]);
+
+/* The calibration: $LDPROF_CALIBRATION, else $XDG_CACHE_HOME/ldprof/, else defaults. */
+void model_load(struct model_coefs *m);
+int model_save(const struct model_coefs *m, const char *path, struct errbuf *err);
+int model_read(const char *path, struct model_coefs *m, struct errbuf *err);
+/* Where model_load looks and calibrate writes. */
+char *model_default_path(void);
+void model_defaults(struct model_coefs *m);
+
+#endif

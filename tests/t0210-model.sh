@@ -1,0 +1,37 @@
+#!/bin/sh
+# The relocation cost model, calibrated here, attributes to a library the
+# relocation time it really adds: adding one synthetic library with known
+# work to a program raises the measured relocate phase by the reloc_us
+# ldprof gives that library, within 20%, for relative-heavy, symbol-heavy
+# and page-heavy libraries.
+. "$(dirname "$0")/lib.sh"
+
+LDPROF_CALIBRATION=$TMP/calibration
+export LDPROF_CALIBRATION
+"$LDPROF" calibrate --quick -n 15 -o "$LDPROF_CALIBRATION" >"$TMP/cal" 2>"$TMP/cal.err"
+check "calibrate --quick stores a calibration" test -s "$LDPROF_CALIBRATION"
+check "it prints the fit quality" grep -q "R² 0\.9" "$TMP/cal"
+check "and each program's residual" grep -q "^  relative-4000 " "$TMP/cal"
+
+base=$FIXTURES/model-base/base
+for kind in rel sym page; do
+	"$LDPROF" compare --json -n 40 "$base" "$FIXTURES/model-base/with-$kind" -- \
+		>"$TMP/$kind.json" 2>"$TMP/e"
+	delta=$(json_eval "$TMP/$kind.json" "[p['diff_us']['median'] for p in d['phases'] if p['name'] == 'relocate'][0]")
+	attributed=$(json_eval "$TMP/$kind.json" "[l['reloc_us'] for l in d['b']['libraries'] if l['path'].endswith('/lib$kind.so')][0]")
+	within "$kind-heavy: the reloc_us of lib$kind.so matches the relocate phase it adds ($delta us)" \
+		"$attributed" "$delta" 0.20
+	expect_eq "$kind-heavy: the report used the calibrated model" true \
+		"$(json_eval "$TMP/$kind.json" "d['b']['reloc_model']['calibrated']")"
+done
+expect_eq "the model's residual is reported" true \
+	"$(json_eval "$TMP/page.json" "d['b']['reloc_model']['residual_us'] is not None")"
+
+# --symbind: a BIND_NOW program's PLT binding is measured directly, and it
+# is a part of what the model gives that object.
+"$LDPROF" -n 20 --no-overhead --symbind --json /bin/bash -c exit >"$TMP/sb.json" 2>"$TMP/e"
+sb=$(json_eval "$TMP/sb.json" "[l.get('symbind_us') for l in d['libraries'] if l['role'] == 'executable'][0]")
+rl=$(json_eval "$TMP/sb.json" "[l['reloc_us'] for l in d['libraries'] if l['role'] == 'executable'][0]")
+check "--symbind: bash's PLT binding is measured ($sb us of its $rl us reloc_us)" \
+	awk -v s="$sb" -v r="$rl" 'BEGIN { exit !(s > 0 && s <= 1.2 * r) }'
+done_testing
