@@ -15,6 +15,9 @@ LC_ALL=C.UTF-8
 NO_COLOR=1
 export LC_ALL NO_COLOR
 unset LD_AUDIT LD_PRELOAD LDPROF_SHM
+# The shipped model defaults unless a test calibrates: the same on every machine.
+LDPROF_CALIBRATION=$TMP/no-calibration
+export LDPROF_CALIBRATION
 
 test_count=0
 fail_count=0

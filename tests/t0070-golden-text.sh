@@ -6,7 +6,11 @@
 normalise() {
 	sed -E -e "s|$FIXTURES|FIXTURES|g" -e 's/[-+]?[0-9]+(\.[0-9]+)?/N/g' \
 		-e 's/N (µs|ms|s)([] ,;)]|$)/N T\2/g' \
-		-e 's/(▏|▎|▍|▌|▋|▊|▉|█)+//g' -e 's/ +/ /g' -e 's/ $//'
+		-e 's/(▏|▎|▍|▌|▋|▊|▉|█)+//g' -e 's/ +/ /g' -e 's/ $//' |
+		# Recommendations are ranked by saving, which varies: compare them as a set.
+		awk '/recommendations,/ { print; rec = 1; next }
+			rec && /^ N T / { print | "sort"; next }
+			{ if (rec) { close("sort"); rec = 0 } print }'
 }
 
 "$LDPROF" -n 3 -w 1 "$FIXTURES/run-diamond/prog" >"$TMP/raw" 2>&1
