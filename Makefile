@@ -56,6 +56,7 @@ install: $(LDPROF) $(SHIM_LIBS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(LDPROF) $(DESTDIR)$(BINDIR)/ldprof
 	install -m 644 $(SHIM_LIBS) $(DESTDIR)$(PKGLIBDIR)/
+	install -m 755 tools/gen-reloc-lib $(DESTDIR)$(PKGLIBDIR)/
 	install -m 644 docs/ldprof.1 $(DESTDIR)$(MANDIR)/man1/ldprof.1
 
 uninstall:

@@ -8,6 +8,7 @@ make -C "$TOP" -s ${LDPROF_MAKE_ARGS:-} install DESTDIR="$TMP/stage" PREFIX=/opt
 	>"$TMP/log" 2>&1
 check "make install" test $? -eq 0
 for f in bin/ldprof lib/ldprof/ldprof-audit.so lib/ldprof/ldprof-preload.so \
+	lib/ldprof/ldprof-audit-symbind.so lib/ldprof/gen-reloc-lib \
 	share/man/man1/ldprof.1; do
 	check "installs $f" test -f "$TMP/stage/opt/ldprof/$f"
 done
