@@ -2,39 +2,86 @@
  * The listings of `ldprof deps`: --bindings (one line per symbolic
  * relocation, in the order ld.so performs them), --unused and --missing.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "deps-report.h"
 
-static void flag_names(FILE *f, uint16_t flags)
+struct line {
+	char buf[4096];
+	size_t n;
+};
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	if (n > sizeof l->buf - l->n)
+		n = sizeof l->buf - l->n;
+	memcpy(l->buf + l->n, s, n);
+	l->n += n;
+}
+
+static void puts_(struct line *l, const char *s)
+{
+	put(l, s, strlen(s));
+}
+
+static void flag_names(struct line *l, uint16_t flags)
 {
 	static const struct {
 		uint16_t bit;
 		const char *name;
 	} names[] = {
-		{BIND_CACHED, "cached"},       {BIND_DEFERRED, "lazy"},
-		{BIND_PROTECTED, "protected"}, {BIND_IFUNC, "ifunc"},
-		{BIND_UNIQUE, "unique"},       {BIND_WEAK_UNDEF, "weak-undefined"},
-		{BIND_MISSING, "undefined"},   {BIND_UNTRACED, "untraced"},
-		{BIND_LDSO, "ld.so"},	       {BIND_EARLY, "early-init"},
+		{BIND_CACHED, ",cached"},	{BIND_DEFERRED, ",lazy"},
+		{BIND_PROTECTED, ",protected"}, {BIND_IFUNC, ",ifunc"},
+		{BIND_UNIQUE, ",unique"},	{BIND_WEAK_UNDEF, ",weak-undefined"},
+		{BIND_MISSING, ",undefined"},	{BIND_UNTRACED, ",untraced"},
+		{BIND_LDSO, ",ld.so"},		{BIND_EARLY, ",early-init"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (flags & names[i].bit)
-			fprintf(f, ",%s", names[i].name);
+			puts_(l, names[i].name);
 }
 
+/*
+ * Bindings grouped by the object whose relocations they are, one line per
+ * relocation: "\tSYMBOL[@VERSION] -> TARGET TYPE[,flags]". A whole /usr/bin
+ * is millions of lines, so each is assembled in a buffer with known
+ * lengths and written with one fwrite, not printf.
+ */
 void deps_text_bindings(FILE *f, const struct deps_report *r)
 {
+	size_t *len = xcalloc(r->p.nobj + 1, sizeof *len);
+	struct line l;
+	int from = -2;
+
+	for (size_t i = 0; i < r->p.nobj; i++)
+		len[i] = strlen(dso_display(r->p.obj[i]));
 	fprintf(f, "# %s\n", r->file);
 	for (size_t i = 0; i < r->bs.n; i++) {
 		const struct binding *b = &r->bs.b[i];
-		fprintf(f, "%s\t%s%s%s\t-> %s\t%s", dso_display(r->p.obj[b->from]), b->name,
-			b->version ? "@" : "", b->version ? b->version : "",
-			b->to >= 0 ? dso_display(r->p.obj[b->to]) : "(none)",
-			b->flags & BIND_VDSO ? "vdso-lookup" : reloc_type_name(b->type));
-		flag_names(f, b->flags);
-		fputc('\n', f);
+		if (b->from != from) {
+			from = b->from;
+			fprintf(f, "%s:\n", dso_display(r->p.obj[from]));
+		}
+		l.n = 0;
+		put(&l, "\t", 1);
+		puts_(&l, b->name);
+		if (b->version) {
+			put(&l, "@", 1);
+			puts_(&l, b->version);
+		}
+		put(&l, " -> ", 4);
+		if (b->to >= 0)
+			put(&l, dso_display(r->p.obj[b->to]), len[b->to]);
+		else
+			put(&l, "(none)", 6);
+		put(&l, " ", 1);
+		puts_(&l, b->flags & BIND_VDSO ? "vdso-lookup" : reloc_type_name(b->type));
+		flag_names(&l, b->flags);
+		put(&l, "\n", 1);
+		fwrite_unlocked(l.buf, 1, l.n, f);
 	}
+	free(len);
 }
 
 void deps_text_unused(FILE *f, const struct deps_report *r)

@@ -131,13 +131,6 @@ const char *elfobj_dynstr(const struct elfobj *o, uint64_t off)
 	return o->dynstr + off;
 }
 
-const char *elfobj_sym_name(const struct elfobj *o, uint32_t i)
-{
-	const char *s = elfobj_dynstr(o, o->syms[i].st_name);
-
-	return s ? s : "";
-}
-
 const GElf_Dyn *elfobj_dyn(const struct elfobj *o, int64_t tag)
 {
 	for (size_t i = 0; i < o->ndyn; i++)

@@ -211,8 +211,14 @@ const void *elfobj_bytes(const struct elfobj *o, uint64_t off, uint64_t size);
 const void *elfobj_table(const struct elfobj *o, uint64_t vaddr, uint64_t count, size_t entsize,
 			 size_t align);
 
-/* The name of symbol i (i < nsyms); "" when its name is out of range. */
-const char *elfobj_sym_name(const struct elfobj *o, uint32_t i);
+/* The name of symbol i (i < nsyms); "" when its name is out of range.
+   Inline: the binding simulation asks millions of times. */
+static inline const char *elfobj_sym_name(const struct elfobj *o, uint32_t i)
+{
+	uint64_t off = o->syms[i].st_name;
+
+	return off < o->dynstr_size ? o->dynstr + off : "";
+}
 
 bool elf_kind_is_static(enum elf_kind k);
 const char *elf_kind_name(enum elf_kind k);
@@ -227,7 +233,16 @@ int elfobj_read_symbols(struct elfobj *o, struct errbuf *err);
 int elfobj_finish_symtab(struct elfobj *o, uint32_t min_count, struct errbuf *err);
 
 /* The version of symbol i as ld.so sees it (a zero entry when unversioned). */
-const struct elf_version *elfobj_sym_version(const struct elfobj *o, uint32_t i);
+extern const struct elf_version elfobj_no_version;
+static inline const struct elf_version *elfobj_sym_version(const struct elfobj *o, uint32_t i)
+{
+	uint16_t ndx;
+
+	if (!o->versym)
+		return &elfobj_no_version;
+	ndx = o->versym[i] & 0x7fff;
+	return ndx < o->nversions ? &o->versions[ndx] : &elfobj_no_version;
+}
 
 /* The loader's name hashes. */
 uint32_t ldso_gnu_hash(const char *name);

@@ -333,16 +333,7 @@ static int read_verdef(struct elfobj *o, struct errbuf *err)
 	}
 }
 
-const struct elf_version *elfobj_sym_version(const struct elfobj *o, uint32_t i)
-{
-	static const struct elf_version none;
-	uint16_t ndx;
-
-	if (!o->versym)
-		return &none;
-	ndx = o->versym[i] & 0x7fff;
-	return ndx < o->nversions ? &o->versions[ndx] : &none;
-}
+const struct elf_version elfobj_no_version;
 
 int elfobj_read_symbols(struct elfobj *o, struct errbuf *err)
 {

@@ -12,36 +12,40 @@
 void bind_versions(struct process *p, struct bindset *bs);
 void bind_imports_compute(struct process *p, struct bindset *bs);
 
-struct pair {
-	int from, to;
-	const char *name;
-};
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	if (x->to != y->to)
-		return x->to < y->to ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
+/*
+ * Distinct symbols per (importer, exporter): bindings come grouped by
+ * importer (relocation order), so a stamp per symbol index of the importer
+ * tells whether a symbol was counted already.
+ */
 void bind_imports_compute(struct process *p, struct bindset *bs)
 {
-	struct pair *v = xcalloc(bs->n + 1, sizeof *v);
-	size_t n = 0;
+	uint32_t *stamp = NULL;
+	size_t cap = 0;
+	uint32_t round = 0;
+	int cur = -1;
 
 	bs->imports = xcalloc(p->nobj * p->nobj + 1, sizeof *bs->imports);
-	for (size_t i = 0; i < bs->n; i++)
-		if (bs->b[i].to >= 0 && !(bs->b[i].flags & BIND_VDSO))
-			v[n++] = (struct pair){bs->b[i].from, bs->b[i].to, bs->b[i].name};
-	qsort(v, n, sizeof *v, cmp_pair);
-	for (size_t i = 0; i < n; i++)
-		if (!i || cmp_pair(&v[i], &v[i - 1]))
-			bs->imports[(size_t)v[i].from * p->nobj + (size_t)v[i].to]++;
-	free(v);
+	for (size_t i = 0; i < bs->n; i++) {
+		const struct binding *b = &bs->b[i];
+		if (b->to < 0 || (b->flags & (BIND_VDSO | BIND_LDSO)))
+			continue;
+		if (b->from != cur) {
+			uint32_t n = p->obj[b->from]->elf->nsyms;
+			if (n > cap) {
+				free(stamp);
+				cap = n;
+				stamp = xcalloc(cap, sizeof *stamp);
+				round = 0;
+			}
+			cur = b->from;
+			round++;
+		}
+		if (stamp[b->sym] == round)
+			continue;
+		stamp[b->sym] = round;
+		bs->imports[(size_t)b->from * p->nobj + (size_t)b->to]++;
+	}
+	free(stamp);
 }
 
 /* find_needed: the first loaded object (stand-ins included) the name
