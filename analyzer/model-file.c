@@ -22,21 +22,19 @@ void model_defaults(struct model_coefs *m)
 {
 	memset(m, 0, sizeof *m);
 	m->valid = true;
-	m->intercept_us = 35.0;
-	m->coef_us[MF_RELATIVE] = 0.0025;
-	m->coef_us[MF_RELR] = 0.0015;
-	m->coef_us[MF_LOOKUPS] = 0.060;
-	m->coef_us[MF_PROBES] = 0.010;
-	m->coef_us[MF_CHAIN] = 0.004;
-	m->coef_us[MF_STRCMPS] = 0.010;
-	m->coef_us[MF_CACHED] = 0.005;
-	m->coef_us[MF_TLS] = 0.030;
-	m->coef_us[MF_IFUNC] = 0.050;
-	m->coef_us[MF_PAGES] = 1.5;
-	m->coef_us[MF_OBJECTS] = 3.0;
-	m->dynamic_fixed_us = 145;
-	m->dynamic_fixed_lo = 130;
-	m->dynamic_fixed_hi = 180;
+	m->intercept_us = 34.0;
+	m->coef_us[MF_RELATIVE] = 0.0019;
+	m->coef_us[MF_RELR] = 0.0;
+	m->coef_us[MF_BLOOM] = 0.0007;
+	m->coef_us[MF_CHAIN] = 0.023;
+	m->coef_us[MF_STRCMPS] = 0.068;
+	m->coef_us[MF_CACHED] = 0.0063;
+	m->coef_us[MF_TLS] = 0.060;
+	m->coef_us[MF_IFUNC] = 0.032;
+	m->coef_us[MF_PAGES] = 2.6;
+	m->dynamic_fixed_us = 132;
+	m->dynamic_fixed_lo = 89;
+	m->dynamic_fixed_hi = 147;
 	snprintf(m->source, sizeof m->source, "built-in defaults");
 	snprintf(m->machine, sizeof m->machine, "reference machine");
 }
