@@ -33,9 +33,8 @@ const char *phase_help(enum phase p)
 const char *role_name(enum obj_role r)
 {
 	static const char *const names[] = {
-		[ROLE_EXECUTABLE] = "executable", [ROLE_LOADER] = "loader",
-		[ROLE_VDSO] = "vdso",             [ROLE_LIBRARY] = "library",
-		[ROLE_SHIM] = "shim",
+		[ROLE_EXECUTABLE] = "executable", [ROLE_LOADER] = "loader", [ROLE_VDSO] = "vdso",
+		[ROLE_LIBRARY] = "library",	  [ROLE_SHIM] = "shim",
 	};
 	return names[r];
 }
@@ -49,8 +48,7 @@ enum { M_EXEC, M_VERSION, M_LOAD_END, M_CONSISTENT, M_PREINIT, M_MAIN_END, M_REA
  * not cover), the start of _dl_fini stands in: the last LA_ACT_DELETE
  * before the executable is closed.
  */
-static size_t find_milestones(const struct trace *t, const struct trace_run *r,
-			      uint64_t m[M_COUNT])
+static size_t find_milestones(const struct trace *t, const struct trace_run *r, uint64_t m[M_COUNT])
 {
 	size_t consistent_ix = r->nev;
 	uint64_t last_delete = 0;
@@ -78,8 +76,8 @@ static size_t find_milestones(const struct trace *t, const struct trace_run *r,
 				last_delete = e->ts;
 			break;
 		case LDPROF_REC_OBJCLOSE:
-			if (m[M_PREINIT] && !m[M_MAIN_END] && last_delete && e->obj != TRACE_NO_OBJ &&
-			    t->obj[e->obj].role == ROLE_EXECUTABLE)
+			if (m[M_PREINIT] && !m[M_MAIN_END] && last_delete &&
+			    e->obj != TRACE_NO_OBJ && t->obj[e->obj].role == ROLE_EXECUTABLE)
 				m[M_MAIN_END] = last_delete;
 			break;
 		case LDPROF_REC_PREINIT:
@@ -134,9 +132,10 @@ static void attribute_load(const struct trace *t, const struct trace_run *r, siz
 		    e->type != LDPROF_REC_ACTIVITY)
 			continue;
 		if (e->type == LDPROF_REC_OBJOPEN && e->obj != TRACE_NO_OBJ)
-			bd->load_us[e->obj] = loader_maps(t->obj[e->obj].role) && prev && e->ts >= prev
-						      ? trace_ticks_to_us(t, e->ts - prev)
-						      : 0;
+			bd->load_us[e->obj] =
+				loader_maps(t->obj[e->obj].role) && prev && e->ts >= prev
+					? trace_ticks_to_us(t, e->ts - prev)
+					: 0;
 		prev = e->ts;
 	}
 }
@@ -162,8 +161,7 @@ static double reloc_weight(const struct trace *t, const struct trace_object *o, 
 		return 0;
 	if (model)
 		return model_object_us(&t->model, o->feat);
-	return o->have_facts && o->role != ROLE_LOADER ? (double)reloc_counts_total(&o->relocs)
-						       : 0;
+	return o->have_facts && o->role != ROLE_LOADER ? (double)reloc_counts_total(&o->relocs) : 0;
 }
 
 /*
@@ -250,7 +248,8 @@ void analyze_run(const struct trace *t, const struct trace_run *r, struct run_br
 	bd->symbind_calls = xcalloc(t->nobj + 1, sizeof *bd->symbind_calls);
 	cut_phases(t, m, bd->phase_us);
 	for (int k = 0; k < M_COUNT; k++)
-		bd->elapsed_us[k] = m[k] && m[k] >= m[M_EXEC] ? trace_ticks_to_us(t, m[k] - m[M_EXEC]) : NAN;
+		bd->elapsed_us[k] =
+			m[k] && m[k] >= m[M_EXEC] ? trace_ticks_to_us(t, m[k] - m[M_EXEC]) : NAN;
 	bd->valid = r->profiled && r->shim_attached && m[M_VERSION] && m[M_CONSISTENT];
 	if (!bd->valid)
 		return;

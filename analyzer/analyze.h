@@ -22,7 +22,8 @@ struct run_breakdown {
 	bool valid; /* the shim recorded the loader's milestones */
 	double total_us;
 	double phase_us[PH_COUNT];
-	double elapsed_us[PH_COUNT + 1]; /* from exec to the start of each phase; [PH_COUNT]: the end */
+	double elapsed_us[PH_COUNT +
+			  1]; /* from exec to the start of each phase; [PH_COUNT]: the end */
 	double *load_us, *reloc_us, *init_us, *fini_us; /* per trace object */
 	double *symbind_us; /* first to last la_symbind64 while relocating it (--symbind) */
 	uint32_t *symbind_calls;
@@ -39,7 +40,7 @@ struct report_object {
 	size_t runs;  /* runs in which it was seen */
 	struct summary load, reloc, init, fini, total;
 	struct summary symbind; /* --symbind: the PLT-binding span, when seen */
-	double link_saved_us;   /* linking this library statically would save (verdict.c) */
+	double link_saved_us;	/* linking this library statically would save (verdict.c) */
 	double symbind_calls;
 	double share; /* median total / median process total */
 };
@@ -61,7 +62,7 @@ struct report {
 	bool is_static;
 	bool profiled;
 	size_t runs, warmup_runs, plain_runs, valid_runs;
-	struct summary total;       /* counted runs: profiled, or plain if static */
+	struct summary total;	    /* counted runs: profiled, or plain if static */
 	struct summary plain_total; /* plain runs (overhead baseline) */
 	struct summary phase[PH_COUNT];
 	struct summary utime, stime, minflt, maxrss;

@@ -35,8 +35,8 @@ struct prog_spec {
 	bool relr; /* link its libraries with -z pack-relative-relocs */
 };
 
-static void __attribute__((format(printf, 3, 4))) add_lib(struct prog_spec *p, const char *name,
-							  const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+add_lib(struct prog_spec *p, const char *name, const char *fmt, ...)
 {
 	struct lib_spec *l = &p->libs[p->nlibs++];
 	va_list ap;
@@ -51,13 +51,14 @@ static void __attribute__((format(printf, 3, 4))) add_lib(struct prog_spec *p, c
 static size_t plan(bool quick, struct prog_spec *ps)
 {
 	static const long rel[] = {4000, 16000, 32000}, relr[] = {8000, 32000},
-			  pages[] = {32, 128, 256},
-			  sym[] = {1000, 3000, 6000}, depth[] = {0, 6, 12}, cached[] = {3000, 12000},
-			  tls[] = {200, 800}, ifunc[] = {200, 800}, objs[] = {8, 16};
+			  pages[] = {32, 128, 256}, sym[] = {1000, 3000, 6000},
+			  depth[] = {0, 6, 12}, cached[] = {3000, 12000}, tls[] = {200, 800},
+			  ifunc[] = {200, 800}, objs[] = {8, 16};
 	size_t n = 0, q = quick ? 2 : 3;
 	struct prog_spec *p;
 
-#define NEW(...) (p = &ps[n++], memset(p, 0, sizeof *p), snprintf(p->name, sizeof p->name, __VA_ARGS__))
+#define NEW(...)                                                                                   \
+	(p = &ps[n++], memset(p, 0, sizeof *p), snprintf(p->name, sizeof p->name, __VA_ARGS__))
 	NEW("base");
 	for (size_t i = 0; i < q; i++) {
 		NEW("relative-%ld", rel[i]);
@@ -184,9 +185,10 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, FILE
 		r = build_prog(dir, gen, &ps[i], err);
 	}
 	if (!r) {
-		char *cmd = xasprintf("cd '%s' && printf 'int main(void){return 0;}\\n' > min.c && "
-				      "%s -O1 -o min-dynamic min.c && %s -O1 -static -o min-static min.c",
-				      dir, cc(), cc());
+		char *cmd = xasprintf(
+			"cd '%s' && printf 'int main(void){return 0;}\\n' > min.c && "
+			"%s -O1 -o min-dynamic min.c && %s -O1 -static -o min-static min.c",
+			dir, cc(), cc());
 		r = sh(cmd, err);
 		free(cmd);
 	}
@@ -277,7 +279,8 @@ static void fit(struct calib_result *res)
 	m->r2 = nnls_r2(A, res->measured_us, n, cols, x, NULL);
 	m->programs = n;
 	for (size_t i = 0; i < n; i++)
-		res->model_us[i] = m->intercept_us + model_object_us(m, &res->features[i * MODEL_NFEAT]);
+		res->model_us[i] =
+			m->intercept_us + model_object_us(m, &res->features[i * MODEL_NFEAT]);
 	free(A);
 }
 
@@ -307,8 +310,8 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	int r;
 
 	memset(res, 0, sizeof *res);
-	res->workdir = tmpdir && *tmpdir ? xasprintf("%s/ldprof-calibrate.XXXXXX", tmpdir)
-					 : xstrdup(tmpl);
+	res->workdir =
+		tmpdir && *tmpdir ? xasprintf("%s/ldprof-calibrate.XXXXXX", tmpdir) : xstrdup(tmpl);
 	if (!mkdtemp(res->workdir))
 		return set_err(err, errno, "%s: %s", res->workdir, strerror(errno));
 	res->n = plan(o->quick, ps);
@@ -320,7 +323,8 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 		res->names[i] = xstrdup(ps[i].name);
 	if ((r = build_all(res->workdir, ps, res->n, o->log, err)))
 		return r;
-	if (measure(o, res->workdir, ps, res->n, res) || dynamic_fixed(o, res->workdir, &res->coefs))
+	if (measure(o, res->workdir, ps, res->n, res) ||
+	    dynamic_fixed(o, res->workdir, &res->coefs))
 		return set_err(err, EIO, "calibration runs failed");
 	fit(res);
 	res->coefs.valid = res->coefs.calibrated = true;

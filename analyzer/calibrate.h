@@ -13,18 +13,18 @@
 
 struct calib_opts {
 	struct profile_opts prof; /* runs per program and so on */
-	bool quick;               /* fewer, smaller programs (the tests) */
-	bool keep;                /* keep the build directory */
-	FILE *log;                /* progress and the fit, or NULL */
+	bool quick;		  /* fewer, smaller programs (the tests) */
+	bool keep;		  /* keep the build directory */
+	FILE *log;		  /* progress and the fit, or NULL */
 };
 
 struct calib_result {
 	struct model_coefs coefs;
-	size_t n;              /* programs */
-	char **names;          /* per program */
-	double *measured_us;   /* median relocate phase */
-	double *model_us;      /* the fit's prediction */
-	double *features;      /* n x MODEL_NFEAT, summed over the process */
+	size_t n;	     /* programs */
+	char **names;	     /* per program */
+	double *measured_us; /* median relocate phase */
+	double *model_us;    /* the fit's prediction */
+	double *features;    /* n x MODEL_NFEAT, summed over the process */
 	char *workdir;
 	bool keep; /* do not remove workdir */
 };

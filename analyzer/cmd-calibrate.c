@@ -33,10 +33,10 @@ const char usage_calibrate[] =
 enum { OPT_QUICK = 256, OPT_DRY_RUN, OPT_KEEP, OPT_JSON };
 
 static const struct option long_opts[] = {
-	{"runs", required_argument, NULL, 'n'}, {"quick", no_argument, NULL, OPT_QUICK},
+	{"runs", required_argument, NULL, 'n'},	  {"quick", no_argument, NULL, OPT_QUICK},
 	{"output", required_argument, NULL, 'o'}, {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-	{"keep", no_argument, NULL, OPT_KEEP},    {"json", no_argument, NULL, OPT_JSON},
-	{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	{"keep", no_argument, NULL, OPT_KEEP},	  {"json", no_argument, NULL, OPT_JSON},
+	{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 };
 
 struct opts {

@@ -28,8 +28,7 @@ const char usage_compare[] =
 	"--; in the second each quoted command line is split into words (quotes and\n"
 	"backslashes as in sh, no expansion).\n"
 	"\n"
-	"Options:\n" PROFILE_USAGE
-	"      --json          print JSON (schema ldprof-compare/1)\n"
+	"Options:\n" PROFILE_USAGE "      --json          print JSON (schema ldprof-compare/1)\n"
 	"  -o, --output FILE   write there (atomically) instead of to standard output\n"
 	"      --color WHEN    auto, always or never (default auto)\n"
 	"  -h, --help          show this help\n"
@@ -62,7 +61,8 @@ static int parse(int argc, char **argv, struct profile_opts *p, struct out_opts 
 		if (c == 'h')
 			return print_usage(find_command("compare"), stdout);
 		if (c == ':')
-			return usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
+			return usage_error("compare", "option '%s' needs a value",
+					   argv[optind - 1]);
 		return usage_error("compare", "unknown option '%s'", argv[optind - 1]);
 	}
 	if (out->format != OUT_TEXT && out->format != OUT_JSON)

@@ -16,8 +16,7 @@ const char usage_run[] =
 	"startup went, per phase and per library, with 95% confidence intervals.\n"
 	"Plain runs are interleaved to measure the shim's own cost.\n"
 	"\n"
-	"Options:\n" PROFILE_USAGE OUT_USAGE
-	"  -h, --help          show this help\n"
+	"Options:\n" PROFILE_USAGE OUT_USAGE "  -h, --help          show this help\n"
 	"\n"
 	"Exit status: 0 when a report was printed (whatever the program's own status),\n"
 	"1 when the program could not be run, 2 for bad options or a bad PROGRAM.\n";

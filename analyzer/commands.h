@@ -10,15 +10,15 @@
 /* Exit statuses shared by every command. */
 enum {
 	EXIT_OK = 0,
-	EXIT_FAIL = 1,  /* the work could not be done (a run failed, ...) */
+	EXIT_FAIL = 1,	/* the work could not be done (a run failed, ...) */
 	EXIT_USAGE = 2, /* bad options or bad input */
 };
 
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv); /* argv[0] is the command's name */
-	const char *help;                 /* one line for `ldprof help` */
-	const char *usage;                /* the full text for -h */
+	const char *help;		  /* one line for `ldprof help` */
+	const char *usage;		  /* the full text for -h */
 };
 
 extern const struct command commands[];

@@ -22,9 +22,9 @@ static void side_line(FILE *f, const struct compare *c, int s, const struct text
 {
 	const struct summary *p = &c->plain[s];
 
-	fprintf(f, "  %s%c%s  %9.1f %s  [%.1f, %.1f]  %-19s ", st->color ? "\033[1m" : "",
-		"AB"[s], st->color ? "\033[0m" : "", p->median, st->utf8 ? "\u00b5s" : "us",
-		p->ci_lo, p->ci_hi, elf_kind_name(c->t[s]->kind));
+	fprintf(f, "  %s%c%s  %9.1f %s  [%.1f, %.1f]  %-19s ", st->color ? "\033[1m" : "", "AB"[s],
+		st -> color ? "\033[0m" : "", p->median, st->utf8 ? "\u00b5s" : "us", p->ci_lo,
+		p->ci_hi, elf_kind_name(c->t[s]->kind));
 	cmdline(f, c->t[s]);
 	fputc('\n', f);
 }
@@ -61,7 +61,9 @@ static void only_rows(FILE *f, const struct compare *c)
 			if (!any)
 				fprintf(f, "\n  only %c pays for:\n", "AB"[s]);
 			any = true;
-			fprintf(f, "    %-44s %8.1f per exec (load %.1f, reloc %.1f, init %.1f, fini %.1f)\n",
+			fprintf(f,
+				"    %-44s %8.1f per exec (load %.1f, reloc %.1f, init %.1f, fini "
+				"%.1f)\n",
 				c->t[s]->obj[lo->obj->obj].path, lo->obj->total.median,
 				lo->obj->load.median, lo->obj->reloc.median, lo->obj->init.median,
 				lo->obj->fini.median);
@@ -84,8 +86,9 @@ static int render_text_compare(FILE *f, void *arg, struct errbuf *err)
 	fprintf(f, "  B-A  %+.1f %s  95%% CI [%+.1f, %+.1f]  %s\n", c->diff.median,
 		st.utf8 ? "\u00b5s" : "us", c->diff.lo, c->diff.hi,
 		c->significant ? "significant" : "not significant (the CI includes 0)");
-	fprintf(f, "  (medians of %zu plain runs of each, interleaved A B A B; timed from the last "
-		   "timestamp before execve to reaping)\n",
+	fprintf(f,
+		"  (medians of %zu plain runs of each, interleaved A B A B; timed from the last "
+		"timestamp before execve to reaping)\n",
 		c->pairs);
 	phase_rows(f, c);
 	only_rows(f, c);
@@ -152,10 +155,10 @@ static int render_json_compare(FILE *f, void *arg, struct errbuf *err)
 	render_json_obj(&j, "a", &c->rep[0]);
 	render_json_obj(&j, "b", &c->rep[1]);
 	json_int(&j, "pairs", (long long)c->pairs);
-	interval(&j, "a_total_us", &(struct interval){c->plain[0].median, c->plain[0].ci_lo,
-						      c->plain[0].ci_hi});
-	interval(&j, "b_total_us", &(struct interval){c->plain[1].median, c->plain[1].ci_lo,
-						      c->plain[1].ci_hi});
+	interval(&j, "a_total_us",
+		 &(struct interval){c->plain[0].median, c->plain[0].ci_lo, c->plain[0].ci_hi});
+	interval(&j, "b_total_us",
+		 &(struct interval){c->plain[1].median, c->plain[1].ci_lo, c->plain[1].ci_hi});
 	interval(&j, "ratio", &c->ratio);
 	interval(&j, "diff_us", &c->diff);
 	json_bool(&j, "significant", c->significant);
@@ -171,7 +174,7 @@ int compare_write(const struct out_opts *o, const struct compare *c, struct errb
 {
 	struct job j = {o, c};
 
-	return write_atomic(o->path, o->format == OUT_JSON ? render_json_compare
-							   : render_text_compare,
-			    &j, err);
+	return write_atomic(o->path,
+			    o->format == OUT_JSON ? render_json_compare : render_text_compare, &j,
+			    err);
 }

@@ -30,7 +30,7 @@ struct lib_only {
 struct compare {
 	const struct trace *t[2];
 	struct report rep[2];
-	size_t pairs;         /* plain runs paired round by round */
+	size_t pairs; /* plain runs paired round by round */
 	struct summary plain[2];
 	struct interval ratio; /* median B / median A over plain runs */
 	struct interval diff;  /* median B - median A, microseconds */

@@ -23,7 +23,7 @@ void json_obj_close(struct json *j);
 void json_arr_open(struct json *j, const char *key);
 void json_arr_close(struct json *j);
 void json_str(struct json *j, const char *key, const char *s); /* NULL -> null */
-void json_num(struct json *j, const char *key, double v);     /* NaN -> null */
+void json_num(struct json *j, const char *key, double v);      /* NaN -> null */
 void json_int(struct json *j, const char *key, long long v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);

@@ -69,8 +69,10 @@ int find_shim(char **audit, char **preload, struct errbuf *err)
 check:
 	/* LD_AUDIT splits on ':', LD_PRELOAD on ':' and blanks. */
 	if (strpbrk(*audit, ": \t\n") || strpbrk(*preload, ": \t\n"))
-		return set_err(err, EINVAL, "%s: the shim's path holds ':' or a blank, which "
-					    "LD_AUDIT and LD_PRELOAD cannot express", *audit);
+		return set_err(err, EINVAL,
+			       "%s: the shim's path holds ':' or a blank, which "
+			       "LD_AUDIT and LD_PRELOAD cannot express",
+			       *audit);
 	return 0;
 }
 
@@ -171,8 +173,8 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 			goto out;
 		if (o->symbind && (r = use_symbind_module(&audit, err)))
 			goto out;
-		l->env_profiled = profiled_env(audit, o->preload ? preload : NULL, l->shm.fd,
-					       l->shm.size);
+		l->env_profiled =
+			profiled_env(audit, o->preload ? preload : NULL, l->shm.fd, l->shm.size);
 	}
 	r = 0;
 out:

@@ -18,7 +18,7 @@ struct launcher {
 	char **env_profiled, **env_plain;
 	struct shm_buf shm;
 	bool show_output;
-	bool preload; /* the LD_PRELOAD part hooks main and exit */
+	bool preload;	  /* the LD_PRELOAD part hooks main and exit */
 	double timeout_s; /* per run; 0 = none */
 	int devnull;
 };

@@ -18,7 +18,7 @@ enum model_feat {
 	MF_CHAIN,    /* hash chain entries examined */
 	MF_STRCMPS,  /* symbol names compared in full */
 	MF_CACHED,   /* relocations the one-entry lookup cache answered */
-	MF_TLS,      /* TLS relocations */
+	MF_TLS,	     /* TLS relocations */
 	MF_IFUNC,    /* IFUNC resolver calls (IRELATIVE and IFUNC-bound) */
 	MF_PAGES,    /* distinct pages relocations write (copy-on-write faults) */
 	MF_OBJECTS,  /* 1 per relocated object: its fixed cost (RELRO mprotect...) */
@@ -32,21 +32,21 @@ enum model_feat {
  * save relocation work: the inputs of the recommendations (verdict.c).
  */
 struct advice_facts {
-	bool unused;          /* a direct dependency nothing takes a symbol from */
-	bool sysv_only;       /* only DT_HASH: every lookup passing it walks a chain */
-	double self_binds;    /* lookups that resolve into the object itself */
-	double now_plt;       /* PLT slots bound at startup (BIND_NOW) */
-	double sysv_passes;   /* lookups that probe it and find nothing there */
-	double avg_chain;     /* its hash table's mean chain length */
+	bool unused;	    /* a direct dependency nothing takes a symbol from */
+	bool sysv_only;	    /* only DT_HASH: every lookup passing it walks a chain */
+	double self_binds;  /* lookups that resolve into the object itself */
+	double now_plt;	    /* PLT slots bound at startup (BIND_NOW) */
+	double sysv_passes; /* lookups that probe it and find nothing there */
+	double avg_chain;   /* its hash table's mean chain length */
 };
 
 struct model_coefs {
 	bool valid;
-	bool calibrated;    /* false: the defaults shipped with ldprof */
+	bool calibrated;     /* false: the defaults shipped with ldprof */
 	double intercept_us; /* per process: TLS setup, libc early init, ... */
 	double coef_us[MODEL_NFEAT];
 	double r2;
-	size_t programs;    /* calibration programs fitted */
+	size_t programs; /* calibration programs fitted */
 	/* What being dynamic costs a minimal C program (dynamic minus static). */
 	double dynamic_fixed_us, dynamic_fixed_lo, dynamic_fixed_hi;
 	char source[256];  /* the calibration file, or "built-in defaults" */

@@ -11,10 +11,10 @@
 #include "symbind.h"
 
 static const char *const feat_names[MODEL_NFEAT] = {
-	[MF_RELATIVE] = "relative", [MF_RELR] = "relr",       [MF_LOOKUPS] = "lookups",
-	[MF_PROBES] = "probes",     [MF_BLOOM] = "bloom",     [MF_CHAIN] = "chain",
-	[MF_STRCMPS] = "strcmps",   [MF_CACHED] = "cached",   [MF_TLS] = "tls",
-	[MF_IFUNC] = "ifunc",       [MF_PAGES] = "pages",     [MF_OBJECTS] = "objects",
+	[MF_RELATIVE] = "relative", [MF_RELR] = "relr",	    [MF_LOOKUPS] = "lookups",
+	[MF_PROBES] = "probes",	    [MF_BLOOM] = "bloom",   [MF_CHAIN] = "chain",
+	[MF_STRCMPS] = "strcmps",   [MF_CACHED] = "cached", [MF_TLS] = "tls",
+	[MF_IFUNC] = "ifunc",	    [MF_PAGES] = "pages",   [MF_OBJECTS] = "objects",
 };
 
 const char *model_feat_name(enum model_feat f)
@@ -135,7 +135,8 @@ static void advice_facts(const struct deps_report *r, struct advice_facts *af)
 		af[i].avg_chain = e ? e->hash.avg_chain : 0;
 	}
 	for (size_t k = 0; k < r->nunused; k++)
-		if (r->unused[k].unused_by_all && r->unused[k].obj == p->main && r->unused[k].dep >= 0)
+		if (r->unused[k].unused_by_all && r->unused[k].obj == p->main &&
+		    r->unused[k].dep >= 0)
 			af[r->unused[k].dep].unused = true;
 	for (size_t k = 0; k < r->bs.n; k++) {
 		const struct binding *b = &r->bs.b[k];

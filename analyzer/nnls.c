@@ -12,8 +12,8 @@
  * through the normal equations (A_P^T A_P) z = A_P^T b, by Gaussian
  * elimination with partial pivoting. Columns not in P get z = 0.
  */
-static void solve_passive(const double *A, const double *b, size_t m, size_t n,
-			  const bool *passive, double *z)
+static void solve_passive(const double *A, const double *b, size_t m, size_t n, const bool *passive,
+			  double *z)
 {
 	size_t k = 0, *idx = xmalloc((n + 1) * sizeof *idx);
 	double *M, *r;

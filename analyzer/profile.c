@@ -93,16 +93,20 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 	if (for_compare)
 		plan.plain = plan.adapt_on_plain = true;
 	for (; ready < n; ready++) {
-		struct launch_opts lo = {.path = tg[ready].path, .argv = cmds[ready].argv,
-					 .show_output = o->show_output, .timeout_s = o->timeout_s,
-					 .profiled = !tg[ready].is_static, .preload = o->preload,
+		struct launch_opts lo = {.path = tg[ready].path,
+					 .argv = cmds[ready].argv,
+					 .show_output = o->show_output,
+					 .timeout_s = o->timeout_s,
+					 .profiled = !tg[ready].is_static,
+					 .preload = o->preload,
 					 .symbind = o->symbind};
 		if (launcher_init(&l[ready], &lo, &err)) {
 			error_msg("%s", err.msg);
 			r = EXIT_FAIL;
 			goto out;
 		}
-		sides[ready] = (struct runner_side){&l[ready], &traces[ready], !tg[ready].is_static};
+		sides[ready] =
+			(struct runner_side){&l[ready], &traces[ready], !tg[ready].is_static};
 	}
 	tsc_cal_begin(&cal);
 	if (runner_execute_multi(sides, n, &plan, &interrupted, &err)) {

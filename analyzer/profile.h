@@ -49,8 +49,8 @@ enum {
 	"      --no-overhead   do not interleave plain runs (halves the work)\n"                   \
 	"      --preload       see main and exit through an LD_PRELOAD library instead\n"          \
 	"                      of patching GOT slots (costs one more mapped object)\n"             \
-	"      --symbind       also time each BIND_NOW object's PLT binding with\n"               \
-	"                      la_symbind64, to check the relocation model (slower)\n"           \
+	"      --symbind       also time each BIND_NOW object's PLT binding with\n"                \
+	"                      la_symbind64, to check the relocation model (slower)\n"             \
 	"      --timeout SEC   kill a run after SEC seconds (default 60)\n"                        \
 	"      --show-output   let the program write to the terminal (default: its\n"              \
 	"                      stdout and stderr go to /dev/null; stdin is /dev/null)\n"

@@ -34,9 +34,9 @@ static const char *sgr(const struct out *o, const char *code)
 {
 	return o->st->color ? code : "";
 }
-#define BOLD(o)  sgr(o, "\033[1m")
-#define DIM(o)   sgr(o, "\033[2m")
-#define CYAN(o)  sgr(o, "\033[36m")
+#define BOLD(o)	 sgr(o, "\033[1m")
+#define DIM(o)	 sgr(o, "\033[2m")
+#define CYAN(o)	 sgr(o, "\033[36m")
 #define RESET(o) sgr(o, "\033[0m")
 
 static const char *us_unit(const struct out *o)
@@ -81,7 +81,7 @@ static void fmt_num(char *buf, size_t n, double v)
 /* A horizontal bar of share (0..1), in eighths with UTF-8, '#' without. */
 static void bar(const struct out *o, double share)
 {
-	static const char *const eighths[] = {"", "\u258f", "\u258e", "\u258d",
+	static const char *const eighths[] = {"",	"\u258f", "\u258e", "\u258d",
 					      "\u258c", "\u258b", "\u258a", "\u2589"};
 	double cells = isnan(share) ? 0 : fmin(fmax(share, 0), 1) * BAR_WIDTH;
 	int full = (int)cells, part = (int)((cells - full) * 8);
@@ -154,15 +154,17 @@ static void phase_table(const struct out *o, const struct report *rep)
 		bar(o, share);
 		fputc('\n', o->f);
 	}
-	fprintf(o->f, "  %s(median elapsed time at each phase's end minus at its start, so the "
-		      "phases add up to the median total)%s\n",
+	fprintf(o->f,
+		"  %s(median elapsed time at each phase's end minus at its start, so the "
+		"phases add up to the median total)%s\n",
 		DIM(o), RESET(o));
 	/* Runs without the shim's data count in the total but in no phase. */
 	if (fabs(rep->phase_sum_us - rep->total.median) > 0.005 * rep->total.median) {
 		char sum[32], tot[32];
 		fmt_dur(o, sum, sizeof sum, rep->phase_sum_us);
 		fmt_dur(o, tot, sizeof tot, rep->total.median);
-		fprintf(o->f, "  %s(over the %zu runs with the shim's data: %s; over all runs: %s)%s\n",
+		fprintf(o->f,
+			"  %s(over the %zu runs with the shim's data: %s; over all runs: %s)%s\n",
 			DIM(o), rep->valid_runs, sum, tot, RESET(o));
 	}
 }
@@ -190,17 +192,19 @@ static void model_line(const struct out *o, const struct report *rep)
 	char pred[32], meas[32];
 
 	if (!rep->reloc_by_model) {
-		fprintf(o->f, "  %s(reloc splits the relocate phase by relocation count: the analyzer "
-			      "could not replay this program)%s\n",
+		fprintf(o->f,
+			"  %s(reloc splits the relocate phase by relocation count: the analyzer "
+			"could not replay this program)%s\n",
 			DIM(o), RESET(o));
 		return;
 	}
 	fmt_dur(o, pred, sizeof pred, rep->reloc_model_us);
 	fmt_dur(o, meas, sizeof meas, rep->phase[PH_RELOCATE].median);
-	fprintf(o->f, "  %s(reloc splits the relocate phase by the cost model, %s: it predicts %s, "
-		      "measured %s, residual %+.1f %s (%+.0f%%))%s\n",
-		DIM(o), m->calibrated ? "calibrated" : "uncalibrated, built-in defaults", pred, meas,
-		rep->reloc_residual_us, us_unit(o),
+	fprintf(o->f,
+		"  %s(reloc splits the relocate phase by the cost model, %s: it predicts %s, "
+		"measured %s, residual %+.1f %s (%+.0f%%))%s\n",
+		DIM(o), m->calibrated ? "calibrated" : "uncalibrated, built-in defaults", pred,
+		meas, rep->reloc_residual_us, us_unit(o),
 		100 * rep->reloc_residual_us / rep->phase[PH_RELOCATE].median, RESET(o));
 }
 
@@ -263,7 +267,8 @@ static void verdict(const struct out *o, const struct report *rep)
 		return;
 	fmt_dur(o, s, sizeof s, rep->static_saved_us);
 	fmt_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
-	fprintf(o->f, "\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, %.0f%%)%s%s\n",
+	fprintf(o->f,
+		"\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, %.0f%%)%s%s\n",
 		BOLD(o), s, hw, rep->static_saved_pct,
 		rep->t->model.calibrated ? "" : " [uncalibrated]", RESET(o));
 	if (!rep->nadvice)
@@ -284,8 +289,9 @@ static void overhead_line(const struct out *o, const struct report *rep)
 	if (!rep->have_overhead)
 		return;
 	fmt_dur(o, d, sizeof d, fabs(rep->overhead_us));
-	fprintf(o->f, "\n  shim overhead: %c%s (%+.1f%%), %+.0f page faults per run, against %zu "
-		      "plain runs\n",
+	fprintf(o->f,
+		"\n  shim overhead: %c%s (%+.1f%%), %+.0f page faults per run, against %zu "
+		"plain runs\n",
 		rep->overhead_us < 0 ? '-' : '+', d, rep->overhead_pct, rep->overhead_minflt,
 		rep->plain_runs);
 	fprintf(o->f, "  %s(95%% CI of the overhead: %+.1f to %+.1f %s)%s\n", DIM(o),

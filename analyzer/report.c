@@ -16,7 +16,8 @@ char *describe_status(int st)
 		return xasprintf("exit status %d", WEXITSTATUS(st));
 	if (WIFSIGNALED(st)) {
 		const char *abbrev = sigabbrev_np(WTERMSIG(st));
-		return abbrev ? xasprintf("killed by SIG%s%s", abbrev, WCOREDUMP(st) ? " (core dumped)" : "")
+		return abbrev ? xasprintf("killed by SIG%s%s", abbrev,
+					  WCOREDUMP(st) ? " (core dumped)" : "")
 			      : xasprintf("killed by signal %d", WTERMSIG(st));
 	}
 	return xasprintf("wait status %#x", st);
@@ -253,7 +254,8 @@ static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd
 			if (!bd[i].valid)
 				continue;
 			double parts[4] = {bd[i].load_us[o], bd[i].reloc_us[o], bd[i].init_us[o],
-					   bd[i].fini_us[o]}, sum = 0;
+					   bd[i].fini_us[o]},
+			       sum = 0;
 			bool any = false;
 			for (int k = 0; k < 4; k++)
 				if (!isnan(parts[k]))
@@ -295,28 +297,33 @@ static void add_notes(const struct trace *t, struct report *rep)
 			continue;
 		missing += !r->shim_attached;
 		unfinished += r->shim_attached && !run_has_consistent(r);
-		overflow += (r->shm_flags & (LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW)) != 0;
+		overflow +=
+			(r->shm_flags & (LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW)) != 0;
 	}
 	for (size_t i = 0; i < t->nobj; i++)
 		untimed += t->obj[i].untimed_seen;
 	if (rep->is_static)
-		note(rep, "%s is a %s: there is no dynamic loader work to attribute; the figures "
-			  "are for the whole process",
+		note(rep,
+		     "%s is a %s: there is no dynamic loader work to attribute; the figures "
+		     "are for the whole process",
 		     t->program, elf_kind_name(t->kind));
 	if (missing)
-		note(rep, "shim data missing in %zu of %zu runs: ld.so did not load the audit "
-			  "module, or it could not map its buffer",
+		note(rep,
+		     "shim data missing in %zu of %zu runs: ld.so did not load the audit "
+		     "module, or it could not map its buffer",
 		     missing, rep->runs);
 	if (unfinished)
-		note(rep, "ld.so never finished loading in %zu of %zu runs: the program could not "
-			  "start (a missing library or symbol? run it directly, or with --show-output)",
+		note(rep,
+		     "ld.so never finished loading in %zu of %zu runs: the program could not "
+		     "start (a missing library or symbol? run it directly, or with --show-output)",
 		     unfinished, rep->runs);
 	if (overflow)
 		note(rep, "the record buffer overflowed in %zu runs: later events are missing",
 		     overflow);
 	if (untimed)
-		note(rep, "%zu objects' constructors could not be timed (read-only .dynamic or "
-			  "too many objects)",
+		note(rep,
+		     "%zu objects' constructors could not be timed (read-only .dynamic or "
+		     "too many objects)",
 		     untimed);
 	if (rep->interrupted)
 		note(rep, "interrupted: the report covers the %zu runs completed", rep->runs);
@@ -403,9 +410,8 @@ void report_build(const struct trace *t, struct report *rep)
 	summarize_usage(t, rep->profiled, &s, rep);
 	count_outcomes(t, rep->profiled, rep);
 	summarize_breakdowns(t, bd, nbd, &s, rep);
-	rep->reloc_residual_us = rep->reloc_by_model
-					 ? rep->phase[PH_RELOCATE].median - rep->reloc_model_us
-					 : NAN;
+	rep->reloc_residual_us =
+		rep->reloc_by_model ? rep->phase[PH_RELOCATE].median - rep->reloc_model_us : NAN;
 	if (rep->profiled && rep->plain_runs) {
 		rep->have_overhead = true;
 		rep->overhead_us = rep->total.median - rep->plain_total.median;

@@ -56,8 +56,7 @@ static bool precise_enough(const struct trace *t, bool profiled, double target)
 	return ci_relative_halfwidth(&s) <= target;
 }
 
-static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t,
-	       struct errbuf *err)
+static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t, struct errbuf *err)
 {
 	struct trace_run *r = trace_add_run(t);
 	int ret = launcher_run(l, profiled, t, r, err);
@@ -126,8 +125,8 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 	return r;
 }
 
-int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t,
-		   bool *interrupted, struct errbuf *err)
+int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t, bool *interrupted,
+		   struct errbuf *err)
 {
 	struct runner_side side = {l, t, p->profiled};
 

@@ -17,8 +17,8 @@ struct run_plan {
 	unsigned long min_runs, max_runs;
 	double max_seconds;   /* adaptive: stop after about this long */
 	double target_rel_ci; /* adaptive: stop when the CI is within this */
-	bool profiled;        /* use the shim (false for static programs) */
-	bool plain;           /* interleave plain runs for the overhead figure */
+	bool profiled;	      /* use the shim (false for static programs) */
+	bool plain;	      /* interleave plain runs for the overhead figure */
 	bool adapt_on_plain;  /* adaptive stop on the plain totals (compare) */
 };
 
@@ -35,8 +35,8 @@ void run_plan_defaults(struct run_plan *p);
  * Execute the plan, appending runs to t. Returns 0, or -errno when a run
  * failed to start (err set). *interrupted is set when SIGINT stopped it.
  */
-int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t,
-		   bool *interrupted, struct errbuf *err);
+int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t, bool *interrupted,
+		   struct errbuf *err);
 
 /*
  * The same for several programs, interleaved round by round (A B A B ...):

@@ -22,8 +22,8 @@ int shm_create(struct shm_buf *s, size_t size, struct errbuf *err)
 	/* Moved high so it never takes a number the program expects free. */
 	s->fd = fcntl(fd, F_DUPFD_CLOEXEC, SHM_FD_MIN);
 	if (s->fd < 0) {
-		r = set_err(err, errno, "cannot move the record buffer above fd %d: %s",
-			    SHM_FD_MIN, strerror(errno));
+		r = set_err(err, errno, "cannot move the record buffer above fd %d: %s", SHM_FD_MIN,
+			    strerror(errno));
 		goto out;
 	}
 	s->hdr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
@@ -164,8 +164,12 @@ int shm_decode(const void *buf, size_t size, struct trace *t, struct trace_run *
 		(const struct ldprof_record *)((const char *)h + h->records_off);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ldprof_record *rec = &recs[i];
-		struct trace_event ev = {.ts = rec->ts, .type = rec->type, .obj = TRACE_NO_OBJ,
-					 .u32 = rec->u32, .a = rec->a, .b = rec->b};
+		struct trace_event ev = {.ts = rec->ts,
+					 .type = rec->type,
+					 .obj = TRACE_NO_OBJ,
+					 .u32 = rec->u32,
+					 .a = rec->a,
+					 .b = rec->b};
 		if (rec->type < LDPROF_REC_VERSION || rec->type > LDPROF_REC_SYMBIND)
 			continue; /* unknown types: skipped, as the format allows */
 		if (rec->type == LDPROF_REC_OBJOPEN)

@@ -29,8 +29,8 @@ static uint32_t add_string(struct ldprof_shm_header *h, const char *s)
 	return off;
 }
 
-static void add(struct ldprof_shm_header *h, uint16_t type, uint16_t obj, uint32_t u32,
-		uint64_t ts, uint64_t b)
+static void add(struct ldprof_shm_header *h, uint16_t type, uint16_t obj, uint32_t u32, uint64_t ts,
+		uint64_t b)
 {
 	struct ldprof_record *r = (struct ldprof_record *)((char *)h + h->records_off);
 

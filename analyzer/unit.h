@@ -7,13 +7,13 @@
 
 static int unit_failures, unit_checks;
 
-#define CHECK(cond)                                                                            \
-	do {                                                                                   \
-		unit_checks++;                                                                 \
-		if (!(cond)) {                                                                 \
-			unit_failures++;                                                       \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                              \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		unit_checks++;                                                                     \
+		if (!(cond)) {                                                                     \
+			unit_failures++;                                                           \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
+		}                                                                                  \
 	} while (0)
 
 #define CHECK_NEAR(a, b, eps) CHECK(fabs((double)(a) - (double)(b)) <= (eps))

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -56,7 +57,6 @@ uint64_t mono_ns(void);
  * temporary name in the same directory, flushed and synced, then renamed.
  * A NULL or "-" path writes to stdout instead.
  */
-#include <stdio.h>
 int write_atomic(const char *path, int (*fn)(FILE *f, void *arg, struct errbuf *err), void *arg,
 		 struct errbuf *err);
 

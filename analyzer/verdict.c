@@ -155,8 +155,8 @@ static void reloc_advice(const struct trace *t, struct report *rep)
 			lazy += o->advice.now_plt * per, nplt += o->advice.now_plt, olazy++;
 		}
 		if (o->feat[MF_RELATIVE] > 0 && m->coef_us[MF_RELATIVE] > m->coef_us[MF_RELR]) {
-			relr += o->feat[MF_RELATIVE] * (m->coef_us[MF_RELATIVE] - m->coef_us[MF_RELR]) *
-				scale(rep);
+			relr += o->feat[MF_RELATIVE] *
+				(m->coef_us[MF_RELATIVE] - m->coef_us[MF_RELR]) * scale(rep);
 			nrel += o->feat[MF_RELATIVE], orelr++;
 		}
 		if (o->advice.sysv_only && o->advice.sysv_passes > 0) {
@@ -165,7 +165,8 @@ static void reloc_advice(const struct trace *t, struct report *rep)
 			ognu++;
 		}
 		if (o->advice.self_binds > 0 && o->role != ROLE_EXECUTABLE) {
-			local += o->advice.self_binds * per, nself += o->advice.self_binds, olocal++;
+			local += o->advice.self_binds * per, nself += o->advice.self_binds,
+				olocal++;
 		}
 	}
 	add_advice(rep, lazy, 0, "bind lazily",

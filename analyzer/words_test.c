@@ -31,7 +31,8 @@ int main(void)
 
 	CHECK(same("bash -c exit", (const char *[]){"bash", "-c", "exit", NULL}));
 	CHECK(same("  a   b\t c ", (const char *[]){"a", "b", "c", NULL}));
-	CHECK(same("sh -c 'echo hi; exit 3'", (const char *[]){"sh", "-c", "echo hi; exit 3", NULL}));
+	CHECK(same("sh -c 'echo hi; exit 3'",
+		   (const char *[]){"sh", "-c", "echo hi; exit 3", NULL}));
 	CHECK(same("x \"a \\\"q\\\" $HOME\"", (const char *[]){"x", "a \"q\" $HOME", NULL}));
 	CHECK(same("a\\ b c", (const char *[]){"a b", "c", NULL}));
 	CHECK(same("pre'quoted'post", (const char *[]){"prequotedpost", NULL}));

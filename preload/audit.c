@@ -192,7 +192,8 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 		shim.setup_done = 1;
 		shim.off = setup(map) != 0;
 		if (!shim.off)
-			shim_emit(shim.version_ts, LDPROF_REC_VERSION, LDPROF_NO_OBJ, 0, LAV_CURRENT, 0);
+			shim_emit(shim.version_ts, LDPROF_REC_VERSION, LDPROF_NO_OBJ, 0,
+				  LAV_CURRENT, 0);
 	}
 	if (shim.off)
 		return 0;

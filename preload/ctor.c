@@ -30,7 +30,7 @@ static uintptr_t stub(char *base, uint32_t idx)
  * it at the stub and empty the array, which the stub then runs itself; with
  * only an array we swap in a one-entry array holding the stub.
  */
-static int redirect(ElfW(Dyn) *single, ElfW(Dyn) *arr, ElfW(Dyn) *arrsz, uintptr_t l_addr,
+static int redirect(ElfW(Dyn) * single, ElfW(Dyn) * arr, ElfW(Dyn) * arrsz, uintptr_t l_addr,
 		    uintptr_t stub_addr, void **slot, struct fn_list *out)
 {
 	uint32_t n = arr && arrsz ? (uint32_t)(arrsz->d_un.d_val / sizeof(void *)) : 0;

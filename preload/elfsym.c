@@ -6,7 +6,7 @@
  */
 #include "shim-elfsym.h"
 
-ElfW(Dyn) *shim_dyn_find(ElfW(Dyn) *dyn, ElfW(Sxword) tag)
+ElfW(Dyn) * shim_dyn_find(ElfW(Dyn) * dyn, ElfW(Sxword) tag)
 {
 	for (; dyn->d_tag != DT_NULL; dyn++)
 		if (dyn->d_tag == tag)

@@ -53,7 +53,7 @@ static int start_main_wrapper(main_fn main, int argc, char **argv, void (*init)(
 {
 	shim.real_main = main;
 	return ((start_main_fn)shim.real[HOOK_START_MAIN])(main_wrapper, argc, argv, init, fini,
-							    rtld_fini, stack_end);
+							   rtld_fini, stack_end);
 }
 
 static __attribute__((noreturn)) void do_exit(enum hook_id id, uint32_t kind, int status)
@@ -61,7 +61,8 @@ static __attribute__((noreturn)) void do_exit(enum hook_id id, uint32_t kind, in
 	uint64_t ts = shim_now();
 
 	if (!__atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED))
-		shim_emit(ts, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, kind, (uint64_t)(int64_t)status, 0);
+		shim_emit(ts, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, kind, (uint64_t)(int64_t)status,
+			  0);
 	((exit_fn)shim.real[id])(status);
 	__builtin_unreachable();
 }
@@ -161,7 +162,7 @@ static void *wrap_slot(void **slot, int id, const char *name, const struct layou
 	return wrapper;
 }
 
-static size_t scan(const struct shim_dynobj *o, const ElfW(Rela) *r, size_t size,
+static size_t scan(const struct shim_dynobj *o, const ElfW(Rela) * r, size_t size,
 		   const struct layout *l, struct pending *out, size_t n, size_t cap)
 {
 	for (size_t i = 0; r && i < size / sizeof(*r) && n < cap; i++) {
@@ -206,7 +207,7 @@ void shim_install_hooks(void)
 	struct shim_dynobj o;
 	struct layout l;
 	struct link_map *m = shim.main;
-	ElfW(Dyn) *d, *sz;
+	ElfW(Dyn) * d, *sz;
 	size_t n = 0;
 
 	if (!m || shim_dynobj_init(&o, m) || main_layout(&l))

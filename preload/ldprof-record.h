@@ -33,10 +33,10 @@ enum ldprof_clock {
 
 /* Header flags, set by the shim. */
 enum ldprof_shm_flags {
-	LDPROF_SHM_F_OVERFLOW = 1u << 0,   /* records were dropped: buffer full */
-	LDPROF_SHM_F_STR_OVERFLOW = 1u << 1, /* a name did not fit */
+	LDPROF_SHM_F_OVERFLOW = 1u << 0,      /* records were dropped: buffer full */
+	LDPROF_SHM_F_STR_OVERFLOW = 1u << 1,  /* a name did not fit */
 	LDPROF_SHM_F_TOO_MANY_OBJS = 1u << 2, /* objects beyond the stub table */
-	LDPROF_SHM_F_NO_PRELOAD = 1u << 3, /* the preload was not found */
+	LDPROF_SHM_F_NO_PRELOAD = 1u << 3,    /* the preload was not found */
 };
 
 /* Header options, set by the launcher. */
@@ -45,28 +45,28 @@ enum ldprof_shm_options {
 };
 
 struct ldprof_shm_header {
-	char magic[8];          /* LDPROF_SHM_MAGIC */
-	uint32_t version;       /* LDPROF_SHM_VERSION */
-	uint32_t header_size;   /* sizeof(struct ldprof_shm_header) */
-	uint32_t record_size;   /* sizeof(struct ldprof_record) */
-	uint32_t total_size;    /* bytes of the whole buffer */
-	uint32_t records_off;   /* offset of the record array */
-	uint32_t records_cap;   /* capacity of the record array */
-	uint32_t strings_off;   /* offset of the string area */
-	uint32_t strings_cap;   /* bytes in the string area */
-	uint32_t clock;         /* enum ldprof_clock */
-	int32_t pid;            /* the only process allowed to record */
-	uint64_t exec_ts;       /* launcher: last timestamp before execve */
-	int32_t exec_errno;     /* launcher: errno when execve failed, else 0 */
+	char magic[8];	      /* LDPROF_SHM_MAGIC */
+	uint32_t version;     /* LDPROF_SHM_VERSION */
+	uint32_t header_size; /* sizeof(struct ldprof_shm_header) */
+	uint32_t record_size; /* sizeof(struct ldprof_record) */
+	uint32_t total_size;  /* bytes of the whole buffer */
+	uint32_t records_off; /* offset of the record array */
+	uint32_t records_cap; /* capacity of the record array */
+	uint32_t strings_off; /* offset of the string area */
+	uint32_t strings_cap; /* bytes in the string area */
+	uint32_t clock;	      /* enum ldprof_clock */
+	int32_t pid;	      /* the only process allowed to record */
+	uint64_t exec_ts;     /* launcher: last timestamp before execve */
+	int32_t exec_errno;   /* launcher: errno when execve failed, else 0 */
 	/* Written by the shim; updated with atomic operations. */
-	uint32_t claimed;       /* 0 until one shim instance owns the buffer */
-	uint32_t nrecords;      /* records reserved (may exceed records_cap) */
-	uint32_t strings_used;  /* bytes of the string area in use */
-	uint32_t flags;         /* enum ldprof_shm_flags */
-	uint32_t shim_version;  /* LDPROF_SHM_VERSION as the shim knows it */
-	uint32_t options;       /* launcher: enum ldprof_shm_options */
-	uint32_t reserved32;    /* zero */
-	uint64_t reserved[5];   /* zero; room for later versions */
+	uint32_t claimed;      /* 0 until one shim instance owns the buffer */
+	uint32_t nrecords;     /* records reserved (may exceed records_cap) */
+	uint32_t strings_used; /* bytes of the string area in use */
+	uint32_t flags;	       /* enum ldprof_shm_flags */
+	uint32_t shim_version; /* LDPROF_SHM_VERSION as the shim knows it */
+	uint32_t options;      /* launcher: enum ldprof_shm_options */
+	uint32_t reserved32;   /* zero */
+	uint64_t reserved[5];  /* zero; room for later versions */
 };
 
 /* The layout is the format: no implicit padding, fixed offsets. */
@@ -76,12 +76,12 @@ _Static_assert(offsetof(struct ldprof_shm_header, nrecords) == 64, "header layou
 
 /* Record types. Values are part of the format: never renumber. */
 enum ldprof_rec_type {
-	LDPROF_REC_VERSION = 1,     /* la_version: the loader starts auditing */
-	LDPROF_REC_OBJOPEN = 2,     /* la_objopen: an object was mapped */
+	LDPROF_REC_VERSION = 1,	    /* la_version: the loader starts auditing */
+	LDPROF_REC_OBJOPEN = 2,	    /* la_objopen: an object was mapped */
 	LDPROF_REC_ACTIVITY = 3,    /* la_activity: u32 = LA_ACT_* */
 	LDPROF_REC_INIT_BEGIN = 4,  /* an object's constructors start */
 	LDPROF_REC_INIT_END = 5,    /* ...and end */
-	LDPROF_REC_PREINIT = 6,     /* la_preinit: all constructors done */
+	LDPROF_REC_PREINIT = 6,	    /* la_preinit: all constructors done */
 	LDPROF_REC_MAIN_RETURN = 7, /* main returned; a = its value */
 	LDPROF_REC_EXIT_CALL = 8,   /* exit/_exit/_Exit called; a = status */
 	LDPROF_REC_FINI_BEGIN = 9,  /* an object's destructors start */
@@ -93,13 +93,13 @@ enum ldprof_rec_type {
 
 /* LDPROF_REC_OBJOPEN flags, in the low bits of b. */
 enum ldprof_obj_flags {
-	LDPROF_OBJ_INIT_TIMED = 1u << 0,  /* constructors are trampolined */
-	LDPROF_OBJ_FINI_TIMED = 1u << 1,  /* destructors are trampolined */
-	LDPROF_OBJ_DYN_RO = 1u << 2,      /* .dynamic read-only: not timed */
+	LDPROF_OBJ_INIT_TIMED = 1u << 0,   /* constructors are trampolined */
+	LDPROF_OBJ_FINI_TIMED = 1u << 1,   /* destructors are trampolined */
+	LDPROF_OBJ_DYN_RO = 1u << 2,	   /* .dynamic read-only: not timed */
 	LDPROF_OBJ_PRELOAD_SHIM = 1u << 3, /* ldprof's own preload */
-	LDPROF_OBJ_HAS_INIT = 1u << 4,    /* DT_INIT or DT_INIT_ARRAY present */
-	LDPROF_OBJ_HAS_FINI = 1u << 5,    /* DT_FINI or DT_FINI_ARRAY present */
-	LDPROF_OBJ_LOADER = 1u << 6,      /* ld.so itself: never modified */
+	LDPROF_OBJ_HAS_INIT = 1u << 4,	   /* DT_INIT or DT_INIT_ARRAY present */
+	LDPROF_OBJ_HAS_FINI = 1u << 5,	   /* DT_FINI or DT_FINI_ARRAY present */
+	LDPROF_OBJ_LOADER = 1u << 6,	   /* ld.so itself: never modified */
 };
 
 /* LDPROF_REC_EXIT_CALL: u32 says which function. */
@@ -150,14 +150,14 @@ _Static_assert(sizeof(struct ldprof_record) == 32, "record size is part of the f
 
 struct ldprof_preload_hook {
 	uint32_t version; /* LDPROF_HOOK_VERSION, set at build time */
-	uint32_t ready;   /* set to 1 by the audit module when filled */
+	uint32_t ready;	  /* set to 1 by the audit module when filled */
 	void (*record)(uint16_t type, uint32_t u32, uint64_t a);
 	void (*real_exit)(int) __attribute__((noreturn));
 	void (*real__exit)(int) __attribute__((noreturn));
 	void (*real__Exit)(int) __attribute__((noreturn));
 	int (*real_libc_start_main)(int (*main)(int, char **, char **), int argc, char **argv,
-				    void (*init)(void), void (*fini)(void),
-				    void (*rtld_fini)(void), void *stack_end);
+				    void (*init)(void), void (*fini)(void), void (*rtld_fini)(void),
+				    void *stack_end);
 };
 
 #endif

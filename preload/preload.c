@@ -100,8 +100,8 @@ static int main_wrapper(int argc, char **argv, char **envp)
 	return ret;
 }
 
-int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
-		      void (*init)(void), void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv, void (*init)(void),
+		      void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
 	resolve();
 	if (!real.start_main)

@@ -14,15 +14,15 @@
 
 struct shim_dynobj {
 	uintptr_t base;
-	const ElfW(Sym) *symtab;
+	const ElfW(Sym) * symtab;
 	const char *strtab;
 	const uint32_t *gnu_hash;
 	const uint32_t *sysv_hash;
-	const ElfW(Half) *versym;
+	const ElfW(Half) * versym;
 };
 
 /* Find a tag in a .dynamic array; NULL when absent. */
-SHIM_HIDDEN ElfW(Dyn) *shim_dyn_find(ElfW(Dyn) *dyn, ElfW(Sxword) tag);
+SHIM_HIDDEN ElfW(Dyn) * shim_dyn_find(ElfW(Dyn) * dyn, ElfW(Sxword) tag);
 
 /* An address-valued .dynamic entry as a run-time address. */
 SHIM_HIDDEN uintptr_t shim_dyn_addr(uintptr_t base, uintptr_t value);

@@ -7,7 +7,7 @@
  * fini trampoline each, 16 bytes apiece. Programs with more objects than this
  * at startup are rare; the extra ones are recorded but not timed.
  */
-#define LDPROF_MAX_OBJS  256
+#define LDPROF_MAX_OBJS	 256
 #define LDPROF_STUB_SIZE 16
 
 #endif

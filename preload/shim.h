@@ -11,8 +11,8 @@
 #include "shim-sys.h"
 
 typedef int (*main_fn)(int, char **, char **);
-typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
-			     void (*)(void), void *);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+			     void *);
 typedef void (*exit_fn)(int);
 
 /* The functions wrapped to see main's entry and return and the exit call. */
@@ -21,12 +21,12 @@ enum hook_id { HOOK_START_MAIN, HOOK_EXIT, HOOK__EXIT, HOOK__EXIT_C99, HOOK_COUN
 struct fn_list {
 	uintptr_t single; /* DT_INIT or DT_FINI, run-time address, or 0 */
 	uintptr_t array;  /* run-time address of the original array */
-	uint32_t count;   /* entries in the array */
+	uint32_t count;	  /* entries in the array */
 };
 
 struct obj_state {
 	struct fn_list init, fini;
-	void *init_slot[1], *fini_slot[1]; /* one-entry replacement arrays */
+	void *init_slot[1], *fini_slot[1];    /* one-entry replacement arrays */
 	uint64_t symbind_first, symbind_last; /* ldprof-audit-symbind.so only */
 	uint32_t symbind_count;
 };
@@ -39,17 +39,17 @@ struct shim_state {
 	struct ldprof_shm_header *shm;
 	struct ldprof_record *recs;
 	char *strings;
-	uint64_t version_ts;    /* la_version runs before we can record */
-	struct link_map *rtld;  /* ld.so's own map: never modified */
-	struct link_map *main;  /* the executable */
-	const ElfW(auxv_t) *auxv;
+	uint64_t version_ts;   /* la_version runs before we can record */
+	struct link_map *rtld; /* ld.so's own map: never modified */
+	struct link_map *main; /* the executable */
+	const ElfW(auxv_t) * auxv;
 	uint32_t nobj;
 	int setup_done;
-	int off;          /* recording disabled for this process */
-	int in_main;      /* la_preinit seen: forks possible, pid checks on */
-	int preload;      /* ldprof's preload does the hooks instead */
-	int hooked;       /* hooks installed */
-	int exiting;      /* an exit function was called (recursion guard) */
+	int off;     /* recording disabled for this process */
+	int in_main; /* la_preinit seen: forks possible, pid checks on */
+	int preload; /* ldprof's preload does the hooks instead */
+	int hooked;  /* hooks installed */
+	int exiting; /* an exit function was called (recursion guard) */
 	void *real[HOOK_COUNT];
 	main_fn real_main;
 	struct obj_state objs[LDPROF_MAX_OBJS];
