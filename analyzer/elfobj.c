@@ -70,6 +70,11 @@ static int read_headers(struct elfobj *o, struct errbuf *err)
 	}
 	if (o->ehdr.e_type != ET_EXEC && o->ehdr.e_type != ET_DYN)
 		return fail(o, err, -ENOEXEC, "not an executable or shared object");
+	/* Before libelf looks at them (PN_XNUM aside, which ld.so rejects). */
+	if (o->ehdr.e_phnum != PN_XNUM &&
+	    (o->ehdr.e_phoff > (uint64_t)o->size ||
+	     (uint64_t)o->ehdr.e_phnum * sizeof(Elf64_Phdr) > (uint64_t)o->size - o->ehdr.e_phoff))
+		return fail(o, err, -ENOEXEC, "program headers lie outside the file");
 	if (elf_getphdrnum(o->elf, &o->nphdr))
 		return fail(o, err, -ENOEXEC, "corrupt program header table");
 	if (o->nphdr && o->ehdr.e_phentsize != sizeof(Elf64_Phdr))
@@ -395,6 +400,8 @@ void elfobj_close(struct elfobj *o)
 	free(o->filters);
 	free(o->filter_is_aux);
 	free(o->versions);
+	free(o->vneeds);
+	free(o->vdefs);
 	free(o->symrefs);
 	free(o->refhash);
 	free(o->interp);

@@ -103,6 +103,8 @@ static uint64_t page_count(struct pageset *ps)
 {
 	size_t distinct = 0;
 
+	if (!ps->n)
+		return 0;
 	qsort(ps->page, ps->n, sizeof *ps->page, cmp_u64);
 	for (size_t i = 0; i < ps->n; i++)
 		if (!i || ps->page[i] != ps->page[i - 1])
