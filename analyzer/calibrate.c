@@ -219,6 +219,7 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 		struct report rep;
 		report_build(&t[i], &rep);
 		res->measured_us[i] = rep.phase[PH_RELOCATE].median;
+		res->load_us[i] = rep.phase[PH_LOAD].median;
 		report_free(&rep);
 		if ((r = model_process_features(paths[2 * i], &res->features[i * MODEL_NFEAT],
 						&err)))
@@ -252,6 +253,7 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	if (!r) {
 		compare_build(&t[0], &t[1], &c);
 		m->dynamic_fixed_us = c.diff.median;
+		m->static_min_us = c.plain[0].median;
 		m->dynamic_fixed_lo = c.diff.lo;
 		m->dynamic_fixed_hi = c.diff.hi;
 		compare_free(&c);
@@ -261,6 +263,26 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	free(argv[0]);
 	free(argv[2]);
 	return r;
+}
+
+/* What one more library costs to find and map: the load phase of the
+ * objects-K programs against base's, per library. */
+static void load_cost(struct calib_result *res)
+{
+	double base = NAN, sum = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < res->n; i++)
+		if (!strcmp(res->names[i], "base"))
+			base = res->load_us[i];
+	for (size_t i = 0; i < res->n; i++) {
+		long objs;
+		if (sscanf(res->names[i], "objects-%ld", &objs) == 1 && objs > 0 && !isnan(base)) {
+			sum += (res->load_us[i] - base) / (double)objs;
+			k++;
+		}
+	}
+	res->coefs.load_per_object_us = k ? fmax(0, sum / (double)k) : 0;
 }
 
 static void fit(struct calib_result *res)
@@ -282,6 +304,7 @@ static void fit(struct calib_result *res)
 		res->model_us[i] =
 			m->intercept_us + model_object_us(m, &res->features[i * MODEL_NFEAT]);
 	free(A);
+	load_cost(res);
 }
 
 static void describe_machine(struct model_coefs *m)
@@ -317,6 +340,7 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	res->n = plan(o->quick, ps);
 	res->names = xcalloc(res->n, sizeof *res->names);
 	res->measured_us = xcalloc(res->n, sizeof(double));
+	res->load_us = xcalloc(res->n, sizeof(double));
 	res->model_us = xcalloc(res->n, sizeof(double));
 	res->features = xcalloc(res->n * MODEL_NFEAT, sizeof(double));
 	for (size_t i = 0; i < res->n; i++)
@@ -345,6 +369,7 @@ void calib_result_free(struct calib_result *res)
 		free(res->names[i]);
 	free(res->names);
 	free(res->measured_us);
+	free(res->load_us);
 	free(res->model_us);
 	free(res->features);
 	free(res->workdir);

@@ -23,6 +23,7 @@ struct calib_result {
 	size_t n;	     /* programs */
 	char **names;	     /* per program */
 	double *measured_us; /* median relocate phase */
+	double *load_us;     /* median load phase */
 	double *model_us;    /* the fit's prediction */
 	double *features;    /* n x MODEL_NFEAT, summed over the process */
 	char *workdir;

@@ -102,8 +102,9 @@ static void print_text(const struct calib_result *r, const char *stored)
 		printf("  %-16s %10.1f %10.1f %+10.1f\n", r->names[i], r->measured_us[i],
 		       r->model_us[i], r->measured_us[i] - r->model_us[i]);
 	printf("  (relocate phase medians, us)\n\n");
-	printf("dynamic vs static minimal C program: %+.1f us [%+.1f, %+.1f]\n",
-	       m->dynamic_fixed_us, m->dynamic_fixed_lo, m->dynamic_fixed_hi);
+	printf("dynamic vs static minimal C program: %+.1f us [%+.1f, %+.1f] (static: %.1f us)\n",
+	       m->dynamic_fixed_us, m->dynamic_fixed_lo, m->dynamic_fixed_hi, m->static_min_us);
+	printf("loading one more library: %.1f us\n", m->load_per_object_us);
 	if (stored)
 		printf("stored in %s\n", stored);
 }
@@ -141,6 +142,8 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, NULL, m->dynamic_fixed_lo);
 	json_num(&j, NULL, m->dynamic_fixed_hi);
 	json_arr_close(&j);
+	json_num(&j, "static_min_us", m->static_min_us);
+	json_num(&j, "load_per_object_us", m->load_per_object_us);
 	json_str(&j, "stored", stored);
 	json_obj_close(&j);
 	json_end(&j);

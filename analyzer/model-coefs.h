@@ -49,9 +49,11 @@ struct model_coefs {
 	size_t programs; /* calibration programs fitted */
 	/* What being dynamic costs a minimal C program (dynamic minus static). */
 	double dynamic_fixed_us, dynamic_fixed_lo, dynamic_fixed_hi;
-	char source[256];  /* the calibration file, or "built-in defaults" */
-	char machine[256]; /* where the calibration was measured */
-	char created[32];  /* when, ISO 8601 UTC */
+	double static_min_us;	   /* that program's whole run, static */
+	double load_per_object_us; /* finding and mapping one more library */
+	char source[256];	   /* the calibration file, or "built-in defaults" */
+	char machine[256];	   /* where the calibration was measured */
+	char created[32];	   /* when, ISO 8601 UTC */
 };
 
 const char *model_feat_name(enum model_feat f);

@@ -35,6 +35,8 @@ void model_defaults(struct model_coefs *m)
 	m->dynamic_fixed_us = 132;
 	m->dynamic_fixed_lo = 89;
 	m->dynamic_fixed_hi = 147;
+	m->static_min_us = 445;
+	m->load_per_object_us = 30;
 	snprintf(m->source, sizeof m->source, "built-in defaults");
 	snprintf(m->machine, sizeof m->machine, "reference machine");
 }
@@ -60,6 +62,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	fprintf(f, "intercept_us %.9g\n", m->intercept_us);
 	fprintf(f, "dynamic_fixed_us %.9g %.9g %.9g\n", m->dynamic_fixed_us, m->dynamic_fixed_lo,
 		m->dynamic_fixed_hi);
+	fprintf(f, "static_min_us %.9g\nload_per_object_us %.9g\n", m->static_min_us,
+		m->load_per_object_us);
 	for (int k = 0; k < MODEL_NFEAT; k++)
 		fprintf(f, "coef %s %.9g\n", model_feat_name(k), m->coef_us[k]);
 	return 0;
@@ -106,6 +110,10 @@ static int parse_line(char *line, struct model_coefs *m)
 		m->r2 = strtod(rest, NULL);
 	else if (!strcmp(key, "intercept_us"))
 		m->intercept_us = strtod(rest, NULL);
+	else if (!strcmp(key, "static_min_us"))
+		m->static_min_us = strtod(rest, NULL);
+	else if (!strcmp(key, "load_per_object_us"))
+		m->load_per_object_us = strtod(rest, NULL);
 	else if (!strcmp(key, "dynamic_fixed_us"))
 		return sscanf(rest, "%lf %lf %lf", &m->dynamic_fixed_us, &m->dynamic_fixed_lo,
 			      &m->dynamic_fixed_hi) == 3

@@ -153,10 +153,22 @@ static void advice_facts(const struct deps_report *r, struct advice_facts *af)
 	}
 }
 
+void model_replay_facts(const struct deps_report *r, double *feat, struct advice_facts *af)
+{
+	advice_facts(r, af);
+	for (size_t i = 0; i < r->p.nobj; i++) {
+		if (i < r->bs.nobj)
+			object_features(r->p.obj[i], &r->bs.obj[i], &feat[i * MODEL_NFEAT]);
+		else
+			memset(&feat[i * MODEL_NFEAT], 0, MODEL_NFEAT * sizeof *feat);
+	}
+}
+
 int model_features(struct trace *t, struct errbuf *err)
 {
 	struct replay rp;
 	struct advice_facts *af;
+	double *feat;
 	int ret;
 
 	if (t->is_static)
@@ -164,16 +176,18 @@ int model_features(struct trace *t, struct errbuf *err)
 	if ((ret = replay(t->elf_path, &rp, err)))
 		return ret;
 	af = xcalloc(rp.r.p.nobj + 1, sizeof *af);
-	advice_facts(&rp.r, af);
+	feat = xcalloc((rp.r.p.nobj + 1) * MODEL_NFEAT, sizeof *feat);
+	model_replay_facts(&rp.r, feat, af);
 	for (size_t i = 0; i < t->nobj; i++) {
 		struct trace_object *o = &t->obj[i];
 		int d = dso_for(&rp.r.p, o);
 		if (d < 0 || (size_t)d >= rp.r.bs.nobj)
 			continue;
-		object_features(rp.r.p.obj[d], &rp.r.bs.obj[d], o->feat);
+		memcpy(o->feat, &feat[(size_t)d * MODEL_NFEAT], sizeof o->feat);
 		o->advice = af[d];
 		o->have_feat = true;
 	}
+	free(feat);
 	free(af);
 	replay_free(&rp);
 	return 0;

@@ -21,6 +21,13 @@ int model_features(struct trace *t, struct errbuf *err);
 /* The counts of every object ld.so would load for path, summed. */
 int model_process_features(const char *path, double feat[MODEL_NFEAT], struct errbuf *err);
 
+struct deps_report;
+/*
+ * From an analyzer replay: each object's counts (feat, MODEL_NFEAT per
+ * object, in process order) and the recommendations' inputs (af).
+ */
+void model_replay_facts(const struct deps_report *r, double *feat, struct advice_facts *af);
+
 /* One object's modelled relocation time, in microseconds. */
 double model_object_us(const struct model_coefs *m, const double feat[MODEL_NFEAT]);
 
