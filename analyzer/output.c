@@ -64,9 +64,23 @@ static int render(FILE *f, const struct out_opts *o, const struct report *rep,
 	case OUT_JSON:
 		render_json(f, rep);
 		return 0;
+	case OUT_CSV:
+		render_csv(f, rep);
+		return 0;
+	case OUT_HYPERFINE:
+		render_hyperfine(f, rep);
+		return 0;
+	case OUT_CHROME:
+		render_chrome(f, rep, o->all_runs);
+		return 0;
+	case OUT_FOLDED:
+		render_folded(f, rep, o->all_runs);
+		return 0;
+	case OUT_HTML:
+		render_html(f, rep);
+		return 0;
 	default:
-		return set_err(err, ENOTSUP, "--format %s: not implemented yet",
-			       format_names[o->format]);
+		return set_err(err, ENOTSUP, "--format: unknown format %d", (int)o->format);
 	}
 }
 

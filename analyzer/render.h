@@ -18,6 +18,13 @@ void render_json(FILE *f, const struct report *rep);
 struct json;
 void render_json_obj(struct json *j, const char *key, const struct report *rep);
 
+/* The other --format outputs (docs/json.md): chrome and folded show the median run or all. */
+void render_csv(FILE *f, const struct report *rep);
+void render_hyperfine(FILE *f, const struct report *rep);
+void render_chrome(FILE *f, const struct report *rep, bool all_runs);
+void render_folded(FILE *f, const struct report *rep, bool all_runs);
+void render_html(FILE *f, const struct report *rep);
+
 /* Style for stdout: colour policy "auto", "always" or "never". */
 int text_style_for(FILE *f, const char *color_policy, struct text_style *st);
 

@@ -48,6 +48,31 @@ enum object_tag {
 	OBJ_BUILD_ID = 11,
 	OBJ_FILE_SIZE = 12, /* present iff the file could be stat'ed */
 	OBJ_MTIME_NS = 13,
+	OBJ_FEATURES = 14, /* the cost model's counts: tag i + 1 holds feat[i] */
+	OBJ_ADVICE = 15,   /* the facts behind the recommendations */
+};
+
+enum advice_tag {
+	ADV_UNUSED = 1,
+	ADV_SYSV_ONLY = 2,
+	ADV_SELF_BINDS = 3,
+	ADV_NOW_PLT = 4,
+	ADV_SYSV_PASSES = 5,
+	ADV_AVG_CHAIN = 6,
+};
+
+enum model_tag {
+	MODEL_TAG_VERSION = 1, /* MODEL_VERSION: the meaning of the features' indices */
+	MODEL_TAG_VALID = 2,
+	MODEL_TAG_CALIBRATED = 3,
+	MODEL_TAG_INTERCEPT_US = 4,
+	MODEL_TAG_COEF_US = 5, /* nested: tag i + 1 holds coef_us[i] */
+	MODEL_TAG_R2 = 6,
+	MODEL_TAG_PROGRAMS = 7,
+	MODEL_TAG_DYNAMIC_FIXED_US = 8, /* three f64 fields: value, low, high */
+	MODEL_TAG_SOURCE = 9,
+	MODEL_TAG_MACHINE = 10,
+	MODEL_TAG_CREATED = 11,
 };
 
 enum run_tag {
@@ -109,6 +134,49 @@ void tf_encode_env(const struct trace *t, struct bbuf *b)
 		tlv_str(b, ENV_VAR, t->env[i]);
 }
 
+static void encode_f64s(struct bbuf *b, unsigned tag, const double *v, size_t n)
+{
+	struct bbuf nested = {0};
+
+	for (size_t i = 0; i < n; i++)
+		tlv_f64(&nested, (unsigned)i + 1, v[i]);
+	tlv_nested(b, tag, &nested);
+}
+
+static void encode_features(const struct trace_object *o, struct bbuf *b)
+{
+	const struct advice_facts *a = &o->advice;
+	struct bbuf adv = {0};
+
+	encode_f64s(b, OBJ_FEATURES, o->feat, MODEL_NFEAT);
+	tlv_uint(&adv, ADV_UNUSED, a->unused);
+	tlv_uint(&adv, ADV_SYSV_ONLY, a->sysv_only);
+	tlv_f64(&adv, ADV_SELF_BINDS, a->self_binds);
+	tlv_f64(&adv, ADV_NOW_PLT, a->now_plt);
+	tlv_f64(&adv, ADV_SYSV_PASSES, a->sysv_passes);
+	tlv_f64(&adv, ADV_AVG_CHAIN, a->avg_chain);
+	tlv_nested(b, OBJ_ADVICE, &adv);
+}
+
+void tf_encode_model(const struct trace *t, struct bbuf *b)
+{
+	const struct model_coefs *m = &t->model;
+
+	tlv_uint(b, MODEL_TAG_VERSION, MODEL_VERSION);
+	tlv_uint(b, MODEL_TAG_VALID, m->valid);
+	tlv_uint(b, MODEL_TAG_CALIBRATED, m->calibrated);
+	tlv_f64(b, MODEL_TAG_INTERCEPT_US, m->intercept_us);
+	encode_f64s(b, MODEL_TAG_COEF_US, m->coef_us, MODEL_NFEAT);
+	tlv_f64(b, MODEL_TAG_R2, m->r2);
+	tlv_uint(b, MODEL_TAG_PROGRAMS, m->programs);
+	tlv_f64(b, MODEL_TAG_DYNAMIC_FIXED_US, m->dynamic_fixed_us);
+	tlv_f64(b, MODEL_TAG_DYNAMIC_FIXED_US, m->dynamic_fixed_lo);
+	tlv_f64(b, MODEL_TAG_DYNAMIC_FIXED_US, m->dynamic_fixed_hi);
+	tlv_str(b, MODEL_TAG_SOURCE, m->source);
+	tlv_str(b, MODEL_TAG_MACHINE, m->machine);
+	tlv_str(b, MODEL_TAG_CREATED, m->created);
+}
+
 static void encode_object(const struct trace_object *o, struct bbuf *b)
 {
 	tlv_str(b, OBJ_PATH, o->path);
@@ -126,6 +194,8 @@ static void encode_object(const struct trace_object *o, struct bbuf *b)
 		tlv_uint(b, OBJ_FINI_FUNCS, o->fini_funcs);
 		tlv_uint(b, OBJ_BIND_NOW, o->bind_now);
 	}
+	if (o->have_feat)
+		encode_features(o, b);
 	tlv_str(b, OBJ_FACTS_ERROR, o->facts_error);
 	tlv_str(b, OBJ_BUILD_ID, o->build_id);
 	if (o->have_stat) {
@@ -313,6 +383,45 @@ static bool decode_relocs(struct cursor *c, struct reloc_counts *r)
 	return !c->bad;
 }
 
+/* Nested f64 fields, tag i + 1 into v[i]; tags beyond n (a newer model) are skipped. */
+static bool decode_f64s(struct cursor *c, double *v, size_t n)
+{
+	struct cursor f;
+	unsigned tag;
+
+	while (tlv_next(c, &tag, &f)) {
+		if (tag >= 1 && tag <= n)
+			v[tag - 1] = val_f64(&f);
+		if (f.bad)
+			return false;
+	}
+	return !c->bad;
+}
+
+static bool decode_advice(struct cursor *c, struct advice_facts *a)
+{
+	struct cursor v;
+	unsigned tag;
+
+	while (tlv_next(c, &tag, &v)) {
+		if (tag == ADV_UNUSED)
+			a->unused = val_uint(&v) != 0;
+		else if (tag == ADV_SYSV_ONLY)
+			a->sysv_only = val_uint(&v) != 0;
+		else if (tag == ADV_SELF_BINDS)
+			a->self_binds = val_f64(&v);
+		else if (tag == ADV_NOW_PLT)
+			a->now_plt = val_f64(&v);
+		else if (tag == ADV_SYSV_PASSES)
+			a->sysv_passes = val_f64(&v);
+		else if (tag == ADV_AVG_CHAIN)
+			a->avg_chain = val_f64(&v);
+		if (v.bad)
+			return false;
+	}
+	return !c->bad;
+}
+
 static bool decode_object_field(unsigned tag, struct cursor *v, struct trace_object *o)
 {
 	uint64_t x;
@@ -360,6 +469,11 @@ static bool decode_object_field(unsigned tag, struct cursor *v, struct trace_obj
 	case OBJ_MTIME_NS:
 		o->mtime_ns = val_sint(v);
 		break;
+	case OBJ_FEATURES:
+		o->have_feat = true;
+		return decode_f64s(v, o->feat, MODEL_NFEAT);
+	case OBJ_ADVICE:
+		return decode_advice(v, &o->advice);
 	}
 	return !v->bad;
 }
@@ -387,6 +501,70 @@ static int decode_objects(struct cursor *c, struct trace *t, struct tf_decode_st
 	}
 	st->have_objects = true;
 	return c->bad ? set_err(err, EPROTO, "damaged OBJECTS section") : 0;
+}
+
+static void copy_str(char *dst, size_t n, struct cursor *v)
+{
+	char *s = val_str(v);
+
+	snprintf(dst, n, "%s", s ? s : "");
+	free(s);
+}
+
+static bool decode_model_field(unsigned tag, struct cursor *v, struct model_coefs *m,
+			       struct tf_decode_state *st, int *fixed)
+{
+	double *fix[] = {&m->dynamic_fixed_us, &m->dynamic_fixed_lo, &m->dynamic_fixed_hi};
+
+	switch (tag) {
+	case MODEL_TAG_VERSION:
+		st->model_version = (unsigned)val_uint(v);
+		break;
+	case MODEL_TAG_VALID:
+		m->valid = val_uint(v) != 0;
+		break;
+	case MODEL_TAG_CALIBRATED:
+		m->calibrated = val_uint(v) != 0;
+		break;
+	case MODEL_TAG_INTERCEPT_US:
+		m->intercept_us = val_f64(v);
+		break;
+	case MODEL_TAG_COEF_US:
+		return decode_f64s(v, m->coef_us, MODEL_NFEAT);
+	case MODEL_TAG_R2:
+		m->r2 = val_f64(v);
+		break;
+	case MODEL_TAG_PROGRAMS:
+		m->programs = (size_t)val_uint(v);
+		break;
+	case MODEL_TAG_DYNAMIC_FIXED_US:
+		if (*fixed < 3)
+			*fix[(*fixed)++] = val_f64(v);
+		break;
+	case MODEL_TAG_SOURCE:
+		copy_str(m->source, sizeof m->source, v);
+		break;
+	case MODEL_TAG_MACHINE:
+		copy_str(m->machine, sizeof m->machine, v);
+		break;
+	case MODEL_TAG_CREATED:
+		copy_str(m->created, sizeof m->created, v);
+		break;
+	}
+	return !v->bad;
+}
+
+static int decode_model(struct cursor *c, struct trace *t, struct tf_decode_state *st,
+			struct errbuf *err)
+{
+	struct cursor v;
+	unsigned tag;
+	int fixed = 0;
+
+	while (tlv_next(c, &tag, &v))
+		if (!decode_model_field(tag, &v, &t->model, st, &fixed))
+			return set_err(err, EPROTO, "damaged MODEL field %u", tag);
+	return c->bad ? set_err(err, EPROTO, "damaged MODEL section") : 0;
 }
 
 static bool decode_events(struct cursor *c, const struct trace *t, struct trace_run *r)
@@ -499,6 +677,8 @@ int tf_decode_section(uint32_t type, struct cursor payload, struct trace *t,
 		return decode_objects(&payload, t, st, err);
 	case TF_SEC_RUNS:
 		return decode_runs(&payload, t, st, err);
+	case TF_SEC_MODEL:
+		return decode_model(&payload, t, st, err);
 	default:
 		return 1;
 	}
@@ -506,6 +686,12 @@ int tf_decode_section(uint32_t type, struct cursor payload, struct trace *t,
 
 void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 {
+	/* Features of another model version mean something else: fall back to counts. */
+	if (st->model_version != MODEL_VERSION) {
+		memset(&t->model, 0, sizeof t->model);
+		for (size_t i = 0; i < t->nobj; i++)
+			t->obj[i].have_feat = false;
+	}
 	t->argc = (int)st->argc;
 	t->argv = xcalloc(st->argc + 1, sizeof *t->argv);
 	for (size_t i = 0; i < st->argc; i++)

@@ -13,6 +13,7 @@
 /* What the decoder has seen so far, to check the order of sections. */
 struct tf_decode_state {
 	bool have_meta, have_objects;
+	unsigned model_version; /* of the MODEL section; 0 without one */
 	size_t runs_expected;
 	char **argv;
 	size_t argc, capargv;
@@ -22,6 +23,7 @@ void tf_encode_meta(const struct trace *t, struct bbuf *b);
 void tf_encode_machine(const struct trace *t, struct bbuf *b);
 void tf_encode_env(const struct trace *t, struct bbuf *b);
 void tf_encode_objects(const struct trace *t, struct bbuf *b);
+void tf_encode_model(const struct trace *t, struct bbuf *b);
 /* Runs [first, first + n). */
 void tf_encode_runs(const struct trace *t, size_t first, size_t n, struct bbuf *b);
 

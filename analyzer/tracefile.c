@@ -84,6 +84,8 @@ void tracefile_encode(const struct trace *t, struct bbuf *out)
 	tracefile_put_section(out, TF_SEC_ENV, 0, &p);
 	tf_encode_objects(t, &p);
 	tracefile_put_section(out, TF_SEC_OBJECTS, 0, &p);
+	tf_encode_model(t, &p);
+	tracefile_put_section(out, TF_SEC_MODEL, 0, &p);
 	/* Runs in chunks, so that a file cut short keeps all but the last chunk. */
 	for (size_t i = 0; i < t->nrun; i += TRACEFILE_RUNS_PER_SECTION) {
 		tf_encode_runs(t, i, TRACEFILE_RUNS_PER_SECTION, &p);

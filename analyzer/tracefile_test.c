@@ -47,8 +47,8 @@ static void test_roundtrip(void)
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
 	CHECK(!info.truncated && !info.warning[0]);
 	CHECK(info.runs_expected == 200 && u.nrun == 200);
-	/* 200 runs at 64 a section: 4 RUNS sections, plus META ... OBJECTS and END. */
-	CHECK(info.sections == 9);
+	/* 200 runs at 64 a section: 4 RUNS sections, plus META ... MODEL and END. */
+	CHECK(info.sections == 10);
 	CHECK(u.argc == 2 && !strcmp(u.argv[1], "--flag"));
 	CHECK(!strcmp(u.machine.hostname, "fakehost") && u.machine.ncpus == 2);
 	CHECK(u.nenv == 1 && !strcmp(u.env[0], "LD_BIND_NOW=1"));

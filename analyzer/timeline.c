@@ -1,0 +1,277 @@
+#include "timeline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../preload/ldprof-record.h"
+
+static int64_t ns_of(double us)
+{
+	return (int64_t)llround(us * 1000);
+}
+
+/* Nanoseconds from exec, with the same formula as the run breakdown's milestones. */
+static int64_t event_ns(const struct trace *t, const struct trace_run *r, uint64_t ts)
+{
+	return ts >= r->exec_ts ? ns_of(trace_ticks_to_us(t, ts - r->exec_ts)) : 0;
+}
+
+static struct tl_slice *add(struct timeline *tl, enum tl_kind kind, uint32_t obj, int64_t a,
+			    int64_t b)
+{
+	GROW(tl->s, tl->cap, tl->n);
+	tl->s[tl->n] = (struct tl_slice){.kind = kind,
+					 .phase = -1,
+					 .obj = obj,
+					 .start_ns = a,
+					 .end_ns = b > a ? b : a,
+					 .parent = SIZE_MAX};
+	return &tl->s[tl->n++];
+}
+
+/* Phase p runs from its milestone to the next one seen, as the breakdown cuts it. */
+static void add_phases(struct timeline *tl, const struct run_breakdown *bd, int64_t bound[])
+{
+	for (int k = 0; k <= PH_COUNT; k++)
+		bound[k] = isnan(bd->elapsed_us[k]) ? -1 : ns_of(bd->elapsed_us[k]);
+	for (int p = 0; p < PH_COUNT; p++) {
+		int j = p + 1;
+		while (j < PH_COUNT && bound[j] < 0)
+			j++;
+		if (isnan(bd->phase_us[p]) || bound[p] < 0 || bound[j] < bound[p])
+			continue;
+		add(tl, TL_PHASE, TRACE_NO_OBJ, bound[p], bound[j])->phase = p;
+	}
+}
+
+static bool loader_maps(enum obj_role role)
+{
+	return role == ROLE_LIBRARY || role == ROLE_SHIM;
+}
+
+/* Index of the first LA_ACT_CONSISTENT, or nev. */
+static size_t consistent_index(const struct trace_run *r)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].type == LDPROF_REC_ACTIVITY && r->ev[i].u32 == 0)
+			return i;
+	return r->nev;
+}
+
+/* Loading: the gap before each la_objopen of an object ld.so maps (as analyze.c). */
+static void add_loads(struct timeline *tl, const struct trace *t, const struct trace_run *r,
+		      size_t consistent)
+{
+	uint64_t prev = 0;
+
+	for (size_t i = 0; i < consistent; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->type != LDPROF_REC_VERSION && e->type != LDPROF_REC_OBJOPEN &&
+		    e->type != LDPROF_REC_ACTIVITY)
+			continue;
+		if (e->type == LDPROF_REC_OBJOPEN && e->obj != TRACE_NO_OBJ && prev &&
+		    e->ts >= prev && loader_maps(t->obj[e->obj].role))
+			add(tl, TL_LOAD, e->obj, event_ns(t, r, prev), event_ns(t, r, e->ts));
+		prev = e->ts;
+	}
+}
+
+/*
+ * Relocation: the breakdown's proportional split, laid end to end in the
+ * order ld.so relocates (the last object loaded first, the executable last).
+ */
+static void add_relocs(struct timeline *tl, const struct trace_run *r,
+		       const struct run_breakdown *bd, size_t consistent, int64_t from)
+{
+	double cum = 0;
+
+	for (size_t i = consistent; i-- > 0;) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->type != LDPROF_REC_OBJOPEN || e->obj == TRACE_NO_OBJ)
+			continue;
+		double us = bd->reloc_us[e->obj];
+		if (isnan(us) || us <= 0)
+			continue;
+		int64_t a = from + ns_of(cum);
+		cum += us;
+		add(tl, TL_RELOC, e->obj, a, from + ns_of(cum))->estimated = true;
+	}
+}
+
+struct open_pair {
+	uint32_t obj;
+	uint64_t ts;
+};
+
+/* Constructors or destructors: matched BEGIN/END pairs, nested as they ran. */
+static void add_pairs(struct timeline *tl, const struct trace *t, const struct trace_run *r,
+		      uint16_t begin, uint16_t end, enum tl_kind kind)
+{
+	struct open_pair stack[64];
+	size_t depth = 0;
+
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->obj == TRACE_NO_OBJ)
+			continue;
+		if (e->type == begin && depth < ARRAY_SIZE(stack)) {
+			stack[depth++] = (struct open_pair){e->obj, e->ts};
+		} else if (e->type == end) {
+			while (depth && stack[depth - 1].obj != e->obj)
+				depth--; /* a begin whose end never came */
+			if (!depth)
+				continue;
+			depth--;
+			add(tl, kind, e->obj, event_ns(t, r, stack[depth].ts),
+			    event_ns(t, r, e->ts))
+				->funcs = e->u32;
+		}
+	}
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct tl_slice *x = a, *y = b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->end_ns != y->end_ns)
+		return x->end_ns > y->end_ns ? -1 : 1; /* the longer one encloses */
+	return (int)x->kind - (int)y->kind;
+}
+
+/*
+ * Sort, then give each slice the innermost open slice that contains its
+ * start as parent, clipping it to that parent: rounding to nanoseconds
+ * must never make a child stick out.
+ */
+static void nest(struct timeline *tl)
+{
+	size_t *open = xmalloc((tl->n + 1) * sizeof *open), depth = 0;
+
+	qsort(tl->s, tl->n, sizeof *tl->s, by_start);
+	for (size_t i = 0; i < tl->n; i++) {
+		struct tl_slice *s = &tl->s[i];
+		/* A point at a boundary stays in the earlier slice; anything longer moves on. */
+		while (depth &&
+		       (tl->s[open[depth - 1]].end_ns < s->start_ns ||
+			(tl->s[open[depth - 1]].end_ns == s->start_ns && s->end_ns > s->start_ns)))
+			depth--;
+		if (depth) {
+			const struct tl_slice *p = &tl->s[open[depth - 1]];
+			s->parent = open[depth - 1];
+			s->end_ns = s->end_ns < p->end_ns ? s->end_ns : p->end_ns;
+			if (s->phase < 0)
+				s->phase = p->phase;
+		}
+		s->depth = (int)depth;
+		open[depth++] = i;
+	}
+	free(open);
+}
+
+void timeline_build(const struct trace *t, const struct trace_run *r, struct timeline *tl)
+{
+	struct run_breakdown bd = {0};
+	int64_t bound[PH_COUNT + 1];
+
+	analyze_run(t, r, &bd);
+	add(tl, TL_RUN, TRACE_NO_OBJ, 0, event_ns(t, r, r->reap_ts));
+	tl->valid = bd.valid;
+	if (bd.valid) {
+		size_t consistent = consistent_index(r);
+		add_phases(tl, &bd, bound);
+		add_loads(tl, t, r, consistent);
+		if (bound[PH_RELOCATE] >= 0)
+			add_relocs(tl, r, &bd, consistent, bound[PH_RELOCATE]);
+		add_pairs(tl, t, r, LDPROF_REC_INIT_BEGIN, LDPROF_REC_INIT_END, TL_INIT);
+		add_pairs(tl, t, r, LDPROF_REC_FINI_BEGIN, LDPROF_REC_FINI_END, TL_FINI);
+	}
+	run_breakdown_free(&bd);
+	nest(tl);
+}
+
+void timeline_free(struct timeline *tl)
+{
+	free(tl->s);
+	memset(tl, 0, sizeof *tl);
+}
+
+int64_t timeline_self_ns(const struct timeline *tl, size_t i)
+{
+	int64_t self = tl->s[i].end_ns - tl->s[i].start_ns;
+
+	for (size_t k = i + 1; k < tl->n && tl->s[k].depth > tl->s[i].depth; k++)
+		if (tl->s[k].parent == i)
+			self -= tl->s[k].end_ns - tl->s[k].start_ns;
+	return self > 0 ? self : 0;
+}
+
+bool run_counted(const struct report *rep, size_t i)
+{
+	const struct trace_run *r = &rep->t->run[i];
+
+	return !r->warmup && r->profiled == rep->profiled;
+}
+
+size_t run_ordinal(const struct report *rep, size_t i)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k <= i && k < rep->t->nrun; k++)
+		n += !rep->t->run[k].warmup && rep->t->run[k].profiled == rep->t->run[i].profiled;
+	return n;
+}
+
+size_t median_run(const struct report *rep)
+{
+	const struct trace *t = rep->t;
+	size_t best = SIZE_MAX;
+	double best_gap = INFINITY;
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (!run_counted(rep, i) || (r->profiled && !r->shim_attached))
+			continue;
+		double gap =
+			fabs(trace_ticks_to_us(t, r->reap_ts - r->exec_ts) - rep->total.median);
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = i;
+		}
+	}
+	return best;
+}
+
+const char *tl_kind_name(enum tl_kind k)
+{
+	static const char *const names[] = {"run", "phase", "load", "reloc", "init", "fini"};
+	return names[k];
+}
+
+const char *path_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+const char *object_label(const struct trace_object *o)
+{
+	return o->soname && *o->soname ? o->soname : path_basename(o->path);
+}
+
+void json_put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
