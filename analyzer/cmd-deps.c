@@ -153,6 +153,11 @@ static int analyse(struct ldenv *env, struct json *j, const struct deps_args *a,
 			continue;
 		}
 		missing |= deps_report_has_missing(&r);
+		/* A library ld.so cannot load is bad input too (ld.so stops). */
+		if (r.p.fatal) {
+			error_msg("%s (needed by %s)", r.p.fatal, files[i]);
+			status = EXIT_USAGE;
+		}
 		if (a->opt.json)
 			deps_json_file(j, &r, &a->opt);
 		else

@@ -1,0 +1,61 @@
+#!/bin/sh
+# ldprof deps: help, option errors and exit statuses.
+. "$(dirname "$0")/lib.sh"
+
+FIX=$FIXTURES
+"$LDPROF" deps -h >"$TMP/h" 2>&1
+expect_eq "deps -h exits 0" 0 $?
+check "deps -h shows the usage" grep -q "^usage: ldprof deps \[OPTIONS\] FILE" "$TMP/h"
+for opt in --list --bindings --unused --missing --json --library-path --preload --bind-now; do
+	check "usage documents $opt" grep -q -- "$opt" "$TMP/h"
+done
+
+"$LDPROF" deps >/dev/null 2>"$TMP/e"
+expect_eq "no FILE: exit 2" 2 $?
+check "no FILE is explained" grep -q "no FILE given" "$TMP/e"
+
+"$LDPROF" deps --frobnicate /bin/true >/dev/null 2>"$TMP/e"
+expect_eq "unknown option: exit 2" 2 $?
+check "unknown option is named" grep -q "unknown option '--frobnicate'" "$TMP/e"
+
+"$LDPROF" deps --list --bindings /bin/true >/dev/null 2>"$TMP/e"
+expect_eq "two modes: exit 2" 2 $?
+check "two modes are explained" grep -q "choose one of" "$TMP/e"
+
+"$LDPROF" deps --preload >/dev/null 2>"$TMP/e"
+expect_eq "--preload without a value: exit 2" 2 $?
+check "missing value is explained" grep -q "needs a value" "$TMP/e"
+
+"$LDPROF" deps "$TMP/nope" >"$TMP/o" 2>"$TMP/e"
+expect_eq "missing FILE: exit 2" 2 $?
+check "missing FILE: ldprof: FILE: why" grep -q "^ldprof: $TMP/nope: No such file or directory" "$TMP/e"
+
+# Every FILE is analysed even when one is bad; the status says so.
+"$LDPROF" deps --list "$TMP/nope" "$FIX/deps-weak/prog" >"$TMP/o" 2>"$TMP/e"
+expect_eq "a bad FILE among good ones: exit 2" 2 $?
+check "the good FILE is still listed" grep -q "libweak1.so" "$TMP/o"
+
+"$LDPROF" deps --missing "$FIX/deps-weak/prog" >"$TMP/o" 2>&1
+expect_eq "--missing with nothing missing: exit 0" 0 $?
+check "--missing with nothing missing prints nothing" test ! -s "$TMP/o"
+"$LDPROF" deps --missing "$FIX/deps-search/prog-runpath" >"$TMP/o" 2>&1
+expect_eq "--missing with a missing library: exit 1" 1 $?
+"$LDPROF" deps "$FIX/deps-search/prog-runpath" >"$TMP/o" 2>&1
+expect_eq "the tree exits 0 even when something is missing" 0 $?
+
+# A statically linked program is not an error: ld.so has nothing to do.
+if [ -x "$TOP/samples/sh.static" ]; then
+	"$LDPROF" deps --list "$TOP/samples/sh.static" >"$TMP/o" 2>&1
+	expect_eq "a static program: exit 0" 0 $?
+	check "a static program is said to be static" grep -q "statically linked" "$TMP/o"
+else
+	skip "samples/sh.static is not built"
+	skip "samples/sh.static is not built"
+fi
+
+if [ -w /dev/full ]; then
+	"$LDPROF" deps --bindings "$FIX/deps-weak/prog" >/dev/full 2>"$TMP/e"
+	expect_eq "write error: exit 1" 1 $?
+	check "write error is reported" grep -q "write error" "$TMP/e"
+fi
+done_testing
