@@ -23,7 +23,8 @@ headless() {
 		--hide-scrollbars --user-data-dir="$TMP/profile" "$@" 2>>"$TMP/browser.log"
 }
 
-"$LDPROF" record -n 31 -o "$TMP/sh.ldprof" "$TOP/samples/sh.dynamic" "$TOP/samples/foo" 2>/dev/null
+# From the top directory, so the page names the command as the README does.
+(cd "$TOP" && "$LDPROF" record -n 31 -o "$TMP/sh.ldprof" samples/sh.dynamic samples/foo 2>/dev/null)
 check "record the sample shell" test $? -eq 0
 "$LDPROF" report --json "$TMP/sh.ldprof" >"$TMP/report.json"
 "$LDPROF" report --format html -o "$TMP/page.html" "$TMP/sh.ldprof"
