@@ -33,6 +33,7 @@ int cmd_deps(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_help(int argc, char **argv);
@@ -40,6 +41,6 @@ int cmd_version(int argc, char **argv);
 
 extern const char usage_run[], usage_deps[], usage_help[], usage_version[];
 extern const char usage_record[], usage_report[], usage_diff[], usage_compare[];
-extern const char usage_calibrate[];
+extern const char usage_calibrate[], usage_audit[];
 
 #endif

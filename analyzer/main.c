@@ -17,6 +17,7 @@ const struct command commands[] = {
 	{"record", cmd_record, "run a program like run and save the trace to a file", usage_record},
 	{"report", cmd_report, "show a saved trace in any format", usage_report},
 	{"diff", cmd_diff, "compare two saved traces; fail on a regression", usage_diff},
+	{"audit", cmd_audit, "rank a system's programs by their modelled loader cost", usage_audit},
 	{"deps", cmd_deps, "show what ld.so will load and bind, and what it costs", usage_deps},
 	{"help", cmd_help, "show this list, or one command's options", usage_help},
 	{"version", cmd_version, "print ldprof's version", usage_version},

@@ -74,3 +74,18 @@ bench-verdict: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(BB_DYN)
 	@echo
 
 BENCHES += bench-verdict
+
+# ldprof audit against ldd over the same files (goal: 10x faster).
+.PHONY: bench-audit
+bench-audit: $(LDPROF)
+	@echo "== static audit of /usr/bin and /usr/sbin vs ldd over the same files"
+	@n=$$(ls /usr/bin/* /usr/sbin/* | wc -l); \
+	t0=$$(date +%s%N); for f in /usr/bin/* /usr/sbin/*; do ldd "$$f" >/dev/null 2>&1; done; \
+	t1=$$(date +%s%N); ./$(LDPROF) audit --json /usr/bin /usr/sbin >/dev/null 2>&1; \
+	t2=$$(date +%s%N); ./$(LDPROF) audit -j2 --json /usr/bin /usr/sbin >/dev/null 2>&1; \
+	t3=$$(date +%s%N); \
+	echo "   $$n files: ldd $$(( (t1 - t0) / 1000000 )) ms, ldprof audit $$(( (t2 - t1) / 1000000 )) ms, -j2 $$(( (t3 - t2) / 1000000 )) ms"; \
+	awk -v a=$$((t1 - t0)) -v b=$$((t2 - t1)) -v c=$$((t3 - t2)) 'BEGIN { printf "   ratio: %.1fx faster (%.1fx with -j2)\n", a / b, a / c }'
+	@echo
+
+BENCHES += bench-audit
