@@ -196,10 +196,20 @@ static int by_saving(const void *a, const void *b)
 
 static void caveats(const struct trace *t, struct report *rep)
 {
-	size_t dl = 0;
+	size_t dl = 0, lazy = 0;
 
-	for (size_t i = 0; i < t->nobj; i++)
+	for (size_t i = 0; i < t->nobj; i++) {
 		dl += t->obj[i].dlopened;
+		lazy += t->obj[i].have_facts && !t->obj[i].bind_now && t->obj[i].relocs.jump_slot &&
+			t->obj[i].role != ROLE_LOADER;
+	}
+	if (lazy)
+		rep->notes = xrealloc(rep->notes, (rep->nnotes + 1) * sizeof *rep->notes),
+		rep->notes[rep->nnotes++] =
+			xasprintf("%zu objects bind their PLT lazily: each slot costs a lookup at "
+				  "its first call, after startup, which these figures do not count "
+				  "(a static build pays none)",
+				  lazy);
 	if (dl)
 		rep->notes = xrealloc(rep->notes, (rep->nnotes + 1) * sizeof *rep->notes),
 		rep->notes[rep->nnotes++] =
