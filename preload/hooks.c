@@ -127,7 +127,16 @@ static int main_layout(struct layout *l)
 			l->relro_hi = end & ~(PAGE - 1);
 		}
 	}
-	return l->hi ? 0 : -1;
+	/*
+	 * AT_PHDR describes the program the kernel started: when that was ld.so
+	 * itself ("ld.so ./prog"), these are not the executable's headers.
+	 * Patch nothing rather than guess where its RELRO lies.
+	 */
+	uintptr_t dyn = (uintptr_t)shim.main->l_ld;
+	if (!l->hi || (uintptr_t)ph < l->lo || (uintptr_t)ph >= l->hi || dyn < l->lo ||
+	    dyn >= l->hi)
+		return -1;
+	return 0;
 }
 
 /* The definition the global scope gives name, as ld.so would find it. */
