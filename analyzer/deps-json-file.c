@@ -115,7 +115,7 @@ static void bindings(struct json *j, const struct deps_report *r)
 		{BIND_CACHED, "cached"},       {BIND_DEFERRED, "lazy"},
 		{BIND_PROTECTED, "protected"}, {BIND_IFUNC, "ifunc"},
 		{BIND_UNIQUE, "unique"},       {BIND_WEAK_UNDEF, "weak-undefined"},
-		{BIND_MISSING, "undefined"},   {BIND_VDSO, "vdso-lookup"},
+		{BIND_MISSING, "undefined"},   {BIND_VDSO, "vdso"},
 		{BIND_UNTRACED, "untraced"},   {BIND_LDSO, "ld.so"},
 		{BIND_EARLY, "early-init"},
 	};
@@ -127,7 +127,7 @@ static void bindings(struct json *j, const struct deps_report *r)
 		json_str(j, "symbol", b->name);
 		json_str(j, "version", b->version);
 		json_obj_ref(j, "to", r, b->to);
-		json_str(j, "type", b->flags & BIND_VDSO ? NULL : reloc_type_name(b->type));
+		json_str(j, "type", b->type ? reloc_type_name(b->type) : "lookup");
 		json_arr_open(j, "flags");
 		for (size_t k = 0; k < ARRAY_SIZE(names); k++)
 			if (b->flags & names[k].bit)

@@ -76,7 +76,8 @@ void deps_text_bindings(FILE *f, const struct deps_report *r)
 		else
 			put(&l, "(none)", 6);
 		put(&l, " ", 1);
-		puts_(&l, b->flags & BIND_VDSO ? "vdso-lookup" : reloc_type_name(b->type));
+		/* ld.so's own lookups are not relocations: "lookup". */
+		puts_(&l, b->type ? reloc_type_name(b->type) : "lookup");
 		flag_names(&l, b->flags);
 		put(&l, "\n", 1);
 		fwrite_unlocked(l.buf, 1, l.n, f);

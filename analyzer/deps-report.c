@@ -114,6 +114,26 @@ static uint32_t find_definition(const struct elfobj *o, const char *name)
 	return UINT32_MAX;
 }
 
+/* Nothing defines it: name a library that was not found, the requester's
+   own first, as the likely home of the symbol. */
+static char *missing_library_hint(const struct deps_report *r, int from)
+{
+	const struct process *p = &r->p;
+	const struct dso *d = p->obj[from];
+
+	for (size_t i = 0; i < d->ndeps; i++)
+		if (d->deps[i].obj >= 0 && p->obj[d->deps[i].obj]->faked)
+			return xasprintf("no object in the global scope defines it; %s, which it "
+					 "needs, was not found",
+					 d->deps[i].name);
+	for (size_t k = 0; k < p->nchain; k++)
+		if (p->obj[p->chain[k]]->faked)
+			return xasprintf("no object in the global scope defines it; %s was not "
+					 "found",
+					 p->obj[p->chain[k]]->name);
+	return xstrdup("no object in the global scope defines it");
+}
+
 static char *explain(const struct deps_report *r, const struct binding *b)
 {
 	const struct process *p = &r->p;
@@ -125,6 +145,12 @@ static char *explain(const struct deps_report *r, const struct binding *b)
 		if (d->faked && !strcmp(d->name, v->file))
 			return xasprintf("version %s belongs to %s, which was not found", v->name,
 					 v->file);
+	}
+	for (size_t k = 0; b->version && k < r->bs.nvp; k++) {
+		const struct version_problem *vp = &r->bs.vp[k];
+		if (vp->obj == b->from && vp->kind == VP_NOT_FOUND &&
+		    !strcmp(vp->version, b->version))
+			return xasprintf("%s has no version %s", vp->file, vp->version);
 	}
 	for (size_t k = 0; k < p->nscope; k++) {
 		const struct dso *d = p->obj[p->scope[k]];
@@ -145,7 +171,7 @@ static char *explain(const struct deps_report *r, const struct binding *b)
 			return xasprintf("%s defines it only as a hidden version (%s)",
 					 dso_display(d), dv->name ? dv->name : "?");
 	}
-	return xstrdup("no object in the global scope defines it");
+	return missing_library_hint(r, b->from);
 }
 
 static void find_missing(struct deps_report *r)

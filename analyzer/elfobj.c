@@ -328,7 +328,7 @@ static int open_file(struct elfobj *o, struct errbuf *err)
 	struct stat st;
 	ssize_t n;
 
-	o->fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	o->fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (o->fd < 0 || fstat(o->fd, &st))
 		return set_err(err, -errno, "%s: %s", o->path, strerror(errno));
 	if (S_ISDIR(st.st_mode))

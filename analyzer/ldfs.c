@@ -177,7 +177,8 @@ static void probe_file(struct probe *p, const char *path, unsigned osversion)
 	unsigned char buf[PROBE_BYTES];
 	struct stat st;
 	ssize_t len = 0, r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hang us (it would hang ld.so). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
 		p->kind = PROBE_NONE;
@@ -187,6 +188,15 @@ static void probe_file(struct probe *p, const char *path, unsigned osversion)
 	if (!fstat(fd, &st)) {
 		p->dev = st.st_dev;
 		p->ino = st.st_ino;
+		p->special = !S_ISREG(st.st_mode);
+	}
+	if (p->special) {
+		/* ld.so would read a directory and fail with EISDIR, and block
+		   on a FIFO; neither is a loadable object. */
+		fatal(p, S_ISDIR(st.st_mode) ? "cannot read file data: Is a directory"
+					     : "not a regular file");
+		close(fd);
+		return;
 	}
 	errno = 0;
 	while (len < (ssize_t)sizeof(Elf64_Ehdr) &&

@@ -25,6 +25,7 @@ struct probe {
 	enum probe_kind kind;
 	int err;	  /* errno for PROBE_NONE */
 	bool other_class; /* PROBE_SKIP because it is ELFCLASS32 */
+	bool special;	  /* not a regular file (directory, FIFO, device) */
 	char *fatal;	  /* ld.so's message for PROBE_FATAL */
 	dev_t dev;
 	ino_t ino;

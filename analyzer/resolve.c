@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "resolve.h"
@@ -161,8 +162,14 @@ static bool try_cache(struct process *p, struct search *s)
 	const char *hit = ldcache_lookup(&p->env->cache, s->name);
 	const struct probe *pr;
 
-	if (!hit || ((l->elf->dt_flags_1 & DF_1_NODEFLIB) && under_system_dir(hit)))
+	if (!hit)
 		return false;
+	/* ld.so reports the hit ("trying file=") before it rejects it. */
+	if ((l->elf->dt_flags_1 & DF_1_NODEFLIB) && under_system_dir(hit)) {
+		tried_add(&s->tried, &s->ntried, &s->cap, hit, "ld.so.cache, refused by NODEFLIB",
+			  p->env->cache.path);
+		return false;
+	}
 	tried_add(&s->tried, &s->ntried, &s->cap, hit, "ld.so.cache", p->env->cache.path);
 	pr = ldfs_probe(&p->env->fs, hit);
 	s->other_class |= pr->other_class;
@@ -504,6 +511,12 @@ static int load_main(struct process *p, const char *path, struct errbuf *err)
 
 	if (pr->kind == PROBE_NONE)
 		return set_err(err, -pr->err, "%s: %s", path, strerror(pr->err));
+	if (pr->special) {
+		struct stat st;
+		bool dir = !stat(path, &st) && S_ISDIR(st.st_mode);
+		return set_err(err, dir ? -EISDIR : -ENOEXEC, "%s: %s", path,
+			       dir ? "is a directory" : "not a regular file");
+	}
 	elf = ldfs_object(&p->env->fs, path, pr, &error);
 	if (!elf)
 		return set_err(err, -ENOEXEC, "%s", error);
