@@ -20,7 +20,8 @@ static void test_threshold(void)
 	CHECK(diff_parse_threshold("5%", &th) == 0 && th.set && th.relative && th.value == 5);
 	CHECK(diff_parse_threshold("2.5", &th) == 0 && th.relative && th.value == 2.5);
 	CHECK(diff_parse_threshold("150us", &th) == 0 && !th.relative && th.value == 150);
-	CHECK(diff_parse_threshold("0.2ms", &th) == 0 && !th.relative && fabs(th.value - 200) < 1e-9);
+	CHECK(diff_parse_threshold("0.2ms", &th) == 0 && !th.relative &&
+	      fabs(th.value - 200) < 1e-9);
 	CHECK(diff_parse_threshold("-5%", &th) < 0);
 	CHECK(diff_parse_threshold("0", &th) < 0);
 	CHECK(diff_parse_threshold("5 %", &th) < 0);

@@ -30,7 +30,8 @@ expect_file_eq "report's text has the lines of run's (tests/golden/run-diamond.t
 "$LDPROF" report --json "$TMP/d.ldprof" >"$TMP/j"
 expect_eq "report --json is ldprof-run/1" ldprof-run/1 "$(json_get "$TMP/j" '["schema"]')"
 expect_eq "3 counted runs, 3 plain" "3 3" "$(json_eval "$TMP/j" "'%d %d' % (d['runs'], d['plain_runs'])")"
-expect_eq "no notes on the machine that recorded it" "[]" "$(json_get "$TMP/j" '["notes"]')"
+expect_eq "no note about the file on the machine that recorded it" false \
+	"$(json_eval "$TMP/j" "any(w in n for n in d['notes'] for w in ('trace file', 'recorded', 'on disk'))")"
 
 # --- without the binaries; then with changed ones ---
 cp -R "$FIXTURES/trace-extra-lib/after" "$TMP/app"
