@@ -22,7 +22,9 @@ static const char style[] =
 	"h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:18px 0 6px}\n"
 	"code{font:13px ui-monospace,monospace}.sub,.hint{color:#666}.hint{font-size:12px}\n"
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
-	"th,td{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:right}\n"
+	"th,td{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:right;"
+	"white-space:nowrap}\n"
+	"td.w{white-space:normal}\n"
 	"th:first-child,td:first-child,.l{text-align:left}\n"
 	"table.sortable th{cursor:pointer;user-select:none}\n"
 	"th[aria-sort=ascending]::after{content:' \\25b2'}"
@@ -46,7 +48,7 @@ static const char style[] =
 	".verdict{border-left:4px solid #6a8fc7;padding:4px 12px;background:#f5f8fc}\n"
 	"footer{margin-top:24px;color:#999;font-size:12px}\n"
 	"@media print{body{max-width:none;padding:0;font-size:10pt}.hint{display:none}"
-	"section{break-inside:avoid}table.sortable th{cursor:auto}}\n"
+	"section{break-inside:avoid}table.sortable th{cursor:auto}svg text{font-size:15px}}\n"
 	"</style>\n";
 
 /* Click a column to sort by it (numbers descending first); #sort=KEY[-asc|-desc] on load. */
@@ -156,7 +158,7 @@ static void phase_table(FILE *f, const struct report *rep)
 		html_dur(hi, sizeof hi, s->n ? s->ci_hi : NAN);
 		fprintf(f,
 			"<tr><td>%s</td><td>%s</td><td>%s to %s</td><td>%.1f%%</td>"
-			"<td class=\"l\">%s</td></tr>\n",
+			"<td class=\"l w\">%s</td></tr>\n",
 			phase_name(p), m, lo, hi,
 			s->n && rep->total.median > 0 ? 100 * s->median / rep->total.median : 0,
 			phase_help(p));
