@@ -337,7 +337,7 @@ static int decode_machine(struct cursor *c, struct trace *t, struct errbuf *err)
 	struct trace_machine *m = &t->machine;
 	char **strs[] = {NULL,	   &m->hostname, &m->kernel,   &m->kernel_version,
 			 &m->arch, &m->glibc,	 &m->cpu_model};
-	struct cursor v;
+	struct cursor v = {0};
 	unsigned tag;
 
 	while (tlv_next(c, &tag, &v) && !v.bad) {
