@@ -369,7 +369,7 @@ int elfobj_open_memory(const char *name, const void *image, size_t size, struct 
 
 	o->path = xstrdup(name);
 	o->fd = -1;
-	o->is_vdso = true;
+	o->in_memory = true;
 	o->size = (off_t)size;
 	if ((r = check_ident(o, image, size, err)))
 		goto out;

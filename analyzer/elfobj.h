@@ -127,7 +127,7 @@ struct elfobj {
 	off_t size;
 	dev_t dev;
 	ino_t ino;
-	bool is_vdso; /* parsed from memory, no file */
+	bool in_memory; /* parsed from memory (the vDSO), no file */
 	Elf *elf;
 	const unsigned char *image; /* the whole file, mapped */
 	size_t image_size;

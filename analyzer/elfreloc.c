@@ -296,6 +296,10 @@ int elfobj_read_relocs(struct elfobj *o, struct errbuf *err)
 	o->relocs = s.c;
 	o->reloc_pages = page_count(&s.pages);
 	free(s.pages.page);
+	/* A symbol table of 2^32 entries cannot be in any file. */
+	if (s.max_sym == UINT32_MAX)
+		return set_err(err, -ENOEXEC, "%s: a relocation names symbol %u", o->path,
+			       s.max_sym);
 	if ((r = elfobj_finish_symtab(o, s.max_sym ? s.max_sym + 1 : 0, err)))
 		return r;
 	build_symrefs(o, &rela, &plt, plt_rela);

@@ -502,6 +502,22 @@ static void do_preloads(struct process *p, struct bfs *b)
 	}
 }
 
+static int add_main(struct process *p, const char *path, struct elfobj *elf, const char *origin,
+		    struct errbuf *err)
+{
+	if (elf->kind == ELF_KIND_OTHER)
+		return set_err(err, -ENOEXEC, "%s: not an executable or shared object", path);
+	p->main = new_dso(p, path, path, elf);
+	struct dso *m = p->obj[p->main];
+	free(m->names[0]);
+	m->names[0] = xstrdup(""); /* the kernel loaded it: l_name is "" */
+	m->is_main = true;
+	m->via = VIA_MAIN;
+	m->origin = origin ? xstrdup(origin) : NULL;
+	p->is_static = elf_kind_is_static(elf->kind) || !elf->dyn;
+	return 0;
+}
+
 static int load_main(struct process *p, const char *path, struct errbuf *err)
 {
 	const struct probe *pr = ldfs_probe(&p->env->fs, path);
@@ -520,19 +536,12 @@ static int load_main(struct process *p, const char *path, struct errbuf *err)
 	elf = ldfs_object(&p->env->fs, path, pr, &error);
 	if (!elf)
 		return set_err(err, -ENOEXEC, "%s", error);
-	if (elf->kind == ELF_KIND_OTHER)
-		return set_err(err, -ENOEXEC, "%s: not an executable or shared object", path);
-	p->main = new_dso(p, path, path, elf);
-	struct dso *m = p->obj[p->main];
-	free(m->names[0]);
-	m->names[0] = xstrdup(""); /* the kernel loaded it: l_name is "" */
-	m->is_main = true;
-	m->via = VIA_MAIN;
 	/* $ORIGIN of a program started by the kernel: /proc/self/exe, which
 	   has every symbolic link resolved. */
-	m->origin = realpath(path, real) ? origin_of(real) : NULL;
-	p->is_static = elf_kind_is_static(elf->kind) || !elf->dyn;
-	return 0;
+	char *origin = realpath(path, real) ? origin_of(real) : NULL;
+	int r = add_main(p, path, elf, origin, err);
+	free(origin);
+	return r;
 }
 
 /* ld.so itself, mapped by the kernel: named by PT_INTERP and its soname. */
@@ -594,28 +603,21 @@ static void init_paths(struct process *p)
 	free(defaults);
 }
 
-int process_load(struct ldenv *env, const char *path, struct process *p, struct errbuf *err)
+/* Everything after the program itself is in place. */
+static void load_rest(struct process *p)
 {
 	struct bfs b = {0};
-	int r;
 
-	memset(p, 0, sizeof *p);
-	p->env = env;
-	p->rtld = p->vdso = -1;
-	if ((r = load_main(p, path, err)))
-		goto out;
-	if (p->is_static)
-		goto out;
 	load_rtld(p);
+	if (p->fatal)
+		goto out;
 	/* ld.so given itself as the program: nothing to load (ldd says
 	   "statically linked"). */
-	if (p->rtld >= 0 && p->obj[p->rtld]->elf == p->obj[p->main]->elf) {
+	if (p->obj[p->rtld]->elf == p->obj[p->main]->elf) {
 		p->is_static = true;
 		goto out;
 	}
-	if (p->fatal)
-		goto out;
-	if (env->vdso)
+	if (p->env->vdso)
 		load_vdso(p);
 	init_paths(p);
 	bfs_insert(&b, 0, p->main);
@@ -632,7 +634,40 @@ int process_load(struct ldenv *env, const char *path, struct process *p, struct 
 out:
 	free(b.obj);
 	free(b.done);
-	if (r)
+}
+
+static void process_init(struct process *p, struct ldenv *env)
+{
+	memset(p, 0, sizeof *p);
+	p->env = env;
+	p->rtld = p->vdso = -1;
+}
+
+int process_load(struct ldenv *env, const char *path, struct process *p, struct errbuf *err)
+{
+	int r;
+
+	process_init(p, env);
+	if ((r = load_main(p, path, err))) {
 		process_free(p);
-	return r;
+		return r;
+	}
+	if (!p->is_static)
+		load_rest(p);
+	return 0;
+}
+
+int process_load_elf(struct ldenv *env, const char *name, struct elfobj *elf, const char *origin,
+		     struct process *p, struct errbuf *err)
+{
+	int r;
+
+	process_init(p, env);
+	if ((r = add_main(p, name, elf, origin, err))) {
+		process_free(p);
+		return r;
+	}
+	if (!p->is_static)
+		load_rest(p);
+	return 0;
 }

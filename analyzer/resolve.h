@@ -126,6 +126,10 @@ struct process {
  * not errors: they are in the result.
  */
 int process_load(struct ldenv *env, const char *path, struct process *p, struct errbuf *err);
+/* The same for a program already parsed (the fuzzer's input), whose
+   $ORIGIN is origin; elf must outlive p. */
+int process_load_elf(struct ldenv *env, const char *name, struct elfobj *elf, const char *origin,
+		     struct process *p, struct errbuf *err);
 void process_free(struct process *p);
 
 const char *found_via_name(enum found_via v);
