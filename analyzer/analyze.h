@@ -89,6 +89,8 @@ struct report {
 };
 
 void report_build(const struct trace *t, struct report *rep);
+/* Append a note (allocated; NULL is ignored). */
+void report_add_note(struct report *rep, char *note);
 
 /* The static-link estimate and ranked advice (verdict.c); report_build calls it. */
 void verdict_build(const struct trace *t, struct report *rep);

@@ -65,8 +65,9 @@ static int parse(int argc, char **argv, struct profile_opts *p, struct out_opts 
 					   argv[optind - 1]);
 		return usage_error("compare", "unknown option '%s'", argv[optind - 1]);
 	}
-	if (out->format != OUT_TEXT && out->format != OUT_JSON)
-		return usage_error("compare", "compare writes text or json");
+	if (out->format != OUT_TEXT && out->format != OUT_JSON && out->format != OUT_HYPERFINE)
+		return usage_error("compare", "compare writes text, json or hyperfine (each side's "
+					      "plain runs, as hyperfine --export-json)");
 	return -1;
 }
 

@@ -170,11 +170,25 @@ static int render_json_compare(FILE *f, void *arg, struct errbuf *err)
 	return 0;
 }
 
+static int render_hyperfine_compare(FILE *f, void *arg, struct errbuf *err)
+{
+	const struct compare *c = ((const struct job *)arg)->c;
+
+	(void)err;
+	render_hyperfine_plain(f, c->t, 2);
+	return 0;
+}
+
 int compare_write(const struct out_opts *o, const struct compare *c, struct errbuf *err)
 {
 	struct job j = {o, c};
 
-	return write_atomic(o->path,
-			    o->format == OUT_JSON ? render_json_compare : render_text_compare, &j,
-			    err);
+	switch (o->format) {
+	case OUT_JSON:
+		return write_atomic(o->path, render_json_compare, &j, err);
+	case OUT_HYPERFINE:
+		return write_atomic(o->path, render_hyperfine_compare, &j, err);
+	default:
+		return write_atomic(o->path, render_text_compare, &j, err);
+	}
 }

@@ -28,7 +28,7 @@ struct lib_only {
 };
 
 struct compare {
-	const struct trace *t[2];
+	const struct trace *t[2]; /* A and B */
 	struct report rep[2];
 	size_t pairs; /* plain runs paired round by round */
 	struct summary plain[2];

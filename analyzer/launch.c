@@ -56,6 +56,9 @@ int find_shim(char **audit, char **preload, struct errbuf *err)
 		snprintf(dir, sizeof dir, "%s/preload", exe); /* the build tree */
 		if (usable_dir(dir, audit, preload))
 			goto check;
+		snprintf(dir, sizeof dir, "%s/../preload", exe); /* build-asan/ldprof */
+		if (usable_dir(dir, audit, preload))
+			goto check;
 		snprintf(dir, sizeof dir, "%s/../lib/ldprof", exe); /* an install */
 		if (usable_dir(dir, audit, preload))
 			goto check;

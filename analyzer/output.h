@@ -46,7 +46,7 @@ enum {
 	"      --format FMT    text (default), json, csv, hyperfine, chrome, folded or html\n"     \
 	"      --json          the same as --format json\n"                                        \
 	"  -o, --output FILE   write there (atomically) instead of to standard output\n"          \
-	"      --all-runs      chrome: every run, not only the median one\n"                       \
+	"      --all-runs      chrome and folded: every run, not only the median one\n"                       \
 	"      --color WHEN    auto, always or never (default auto; NO_COLOR is honoured)\n"
 
 /*

@@ -129,3 +129,11 @@ void render_hyperfine(FILE *f, const struct report *rep)
 		result(f, rep->t, false, " (without ldprof's shim)", true);
 	fputs("  ]\n}\n", f);
 }
+
+void render_hyperfine_plain(FILE *f, const struct trace *const *t, size_t n)
+{
+	fputs("{\n  \"results\": [\n", f);
+	for (size_t i = 0; i < n; i++)
+		result(f, t[i], false, "", i + 1 == n);
+	fputs("  ]\n}\n", f);
+}

@@ -21,6 +21,8 @@ void render_json_obj(struct json *j, const char *key, const struct report *rep);
 /* The other --format outputs (docs/json.md): chrome and folded show the median run or all. */
 void render_csv(FILE *f, const struct report *rep);
 void render_hyperfine(FILE *f, const struct report *rep);
+/* The plain runs of several traces side by side (compare), hyperfine's way. */
+void render_hyperfine_plain(FILE *f, const struct trace *const *t, size_t n);
 void render_chrome(FILE *f, const struct report *rep, bool all_runs);
 void render_folded(FILE *f, const struct report *rep, bool all_runs);
 void render_html(FILE *f, const struct report *rep);

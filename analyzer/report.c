@@ -23,6 +23,14 @@ char *describe_status(int st)
 	return xasprintf("wait status %#x", st);
 }
 
+void report_add_note(struct report *rep, char *note)
+{
+	if (!note)
+		return;
+	GROW(rep->notes, rep->capnotes, rep->nnotes);
+	rep->notes[rep->nnotes++] = note;
+}
+
 static void note(struct report *rep, const char *fmt, ...)
 {
 	va_list ap;
@@ -32,10 +40,7 @@ static void note(struct report *rep, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
-	if (!s)
-		return;
-	GROW(rep->notes, rep->capnotes, rep->nnotes);
-	rep->notes[rep->nnotes++] = s;
+	report_add_note(rep, s);
 }
 
 /* Values of one kind of run; NAN entries are dropped. */

@@ -4,16 +4,6 @@
 
 #include "machine.h"
 
-void report_add_note(struct report *rep, char *note)
-{
-	if (!note)
-		return;
-	/* Not GROW: verdict.c appends with xrealloc and leaves capnotes behind. */
-	rep->notes = xrealloc(rep->notes, (rep->nnotes + 1) * sizeof *rep->notes);
-	rep->notes[rep->nnotes++] = note;
-	rep->capnotes = rep->nnotes;
-}
-
 int saved_trace_open(const char *path, struct trace *t, struct tracefile_info *info,
 		     struct report *rep, struct errbuf *err)
 {

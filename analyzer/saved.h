@@ -9,9 +9,6 @@
 #include "analyze.h"
 #include "tracefile.h"
 
-/* Append a note (allocated; NULL is ignored) to a report. */
-void report_add_note(struct report *rep, char *note);
-
 /*
  * Read path into t and build rep from it. Errors are "PATH: WHY" with
  * -EINVAL, -ENOTSUP or -EPROTO (bad input) or another -errno; on success,

@@ -204,18 +204,17 @@ static void caveats(const struct trace *t, struct report *rep)
 			t->obj[i].role != ROLE_LOADER;
 	}
 	if (lazy)
-		rep->notes = xrealloc(rep->notes, (rep->nnotes + 1) * sizeof *rep->notes),
-		rep->notes[rep->nnotes++] =
-			xasprintf("%zu objects bind their PLT lazily: each slot costs a lookup at "
-				  "its first call, after startup, which these figures do not count "
-				  "(a static build pays none)",
-				  lazy);
+		report_add_note(rep,
+				xasprintf("%zu objects bind their PLT lazily: each slot costs a "
+					  "lookup at its first call, after startup, which these "
+					  "figures do not count (a static build pays none)",
+					  lazy));
 	if (dl)
-		rep->notes = xrealloc(rep->notes, (rep->nnotes + 1) * sizeof *rep->notes),
-		rep->notes[rep->nnotes++] =
-			xasprintf("the program dlopen()s %zu objects while it runs: a static build "
-				  "cannot, unless it keeps a dynamic loader for them",
-				  dl);
+		report_add_note(rep,
+				xasprintf("the program dlopen()s %zu objects while it runs: a "
+					  "static build cannot, unless it keeps a dynamic loader "
+					  "for them",
+					  dl));
 }
 
 void verdict_build(const struct trace *t, struct report *rep)

@@ -38,6 +38,9 @@ expect_eq "libraries only one side pays: a, b, d vs ctor, dtor" "liba.so libb.so
 
 "$LDPROF" compare -n 10 /bin/true /bin/false -- >"$TMP/t" 2>&1
 check "text output names both sides and the ratio" grep -q "B/A" "$TMP/t"
+"$LDPROF" compare -n 8 --format hyperfine /bin/true /bin/false -- >"$TMP/h" 2>"$TMP/e"
+expect_eq "hyperfine format: both sides' plain runs, 8 each, with their exit codes" "/bin/true 8 0|/bin/false 8 1" \
+	"$(json_eval "$TMP/h" "'|'.join('%s %d %d' % (r['command'], len(r['times']), r['exit_codes'][0]) for r in d['results'])")"
 "$LDPROF" compare /bin/true >/dev/null 2>"$TMP/e"
 expect_eq "one program: usage error" 2 $?
 "$LDPROF" compare "/bin/true 'x" /bin/true >/dev/null 2>"$TMP/e"
