@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "deps-report.h"
@@ -28,6 +29,7 @@ const char usage_deps[] =
 	"      --bind-now          bind PLT slots at startup, as LD_BIND_NOW would\n"
 	"      --ld-so-cache FILE  read FILE instead of /etc/ld.so.cache\n"
 	"      --ld-so-preload FILE  read FILE instead of /etc/ld.so.preload\n"
+	"      --jobs N            analyse N FILEs at a time (default: one per CPU)\n"
 	"  -h, --help              show this help\n"
 	"\n"
 	"The environment (LD_LIBRARY_PATH, LD_PRELOAD) is not consulted: the options\n"
@@ -36,7 +38,7 @@ const char usage_deps[] =
 	"Exit status: 0 when every FILE was analysed, 1 with --missing when something\n"
 	"is missing, 2 for bad options or a FILE that is not a usable ELF object.\n";
 
-enum { OPT_BIND_NOW = 256, OPT_CACHE, OPT_PRELOAD_FILE };
+enum { OPT_BIND_NOW = 256, OPT_CACHE, OPT_PRELOAD_FILE, OPT_JOBS };
 
 static const struct option long_opts[] = {
 	{"list", no_argument, NULL, 'l'},
@@ -49,12 +51,14 @@ static const struct option long_opts[] = {
 	{"bind-now", no_argument, NULL, OPT_BIND_NOW},
 	{"ld-so-cache", required_argument, NULL, OPT_CACHE},
 	{"ld-so-preload", required_argument, NULL, OPT_PRELOAD_FILE},
+	{"jobs", required_argument, NULL, OPT_JOBS},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
 struct deps_args {
 	struct deps_options opt;
+	int jobs;
 	struct ldenv_options env;
 	const char **preload;
 	size_t npreload;
@@ -98,6 +102,13 @@ static int parse_option(int c, struct deps_args *a, char **argv)
 	case OPT_PRELOAD_FILE:
 		a->env.preload_file = optarg;
 		return -1;
+	case OPT_JOBS: {
+		unsigned long n;
+		if (parse_ulong(optarg, 1, 64, &n))
+			return usage_error("deps", "--jobs wants a number from 1 to 64");
+		a->jobs = (int)n;
+		return -1;
+	}
 	case 'h':
 		return print_usage(find_command("deps"), stdout);
 	case ':':
@@ -121,52 +132,11 @@ static int parse(int argc, char **argv, struct deps_args *a)
 		return usage_error("deps", "no FILE given");
 	a->env.preload = a->preload;
 	a->env.npreload = a->npreload;
-	return -1;
-}
-
-static void render_text(const struct deps_report *r, const struct deps_args *a, int nfiles)
-{
-	if (a->opt.list)
-		deps_text_list(stdout, r, nfiles > 1);
-	else if (a->opt.bindings)
-		deps_text_bindings(stdout, r);
-	else if (a->opt.unused)
-		deps_text_unused(stdout, r);
-	else if (a->opt.missing)
-		deps_text_missing(stdout, r);
-	else
-		deps_text_tree(stdout, r);
-}
-
-static int analyse(struct ldenv *env, struct json *j, const struct deps_args *a, int nfiles,
-		   char **files)
-{
-	int status = EXIT_OK;
-	bool missing = false;
-
-	for (int i = 0; i < nfiles; i++) {
-		struct deps_report r;
-		struct errbuf err;
-		if (deps_report_build(env, files[i], &a->opt, &r, &err)) {
-			error_msg("%s", err.msg);
-			status = EXIT_USAGE;
-			continue;
-		}
-		missing |= deps_report_has_missing(&r);
-		/* A library ld.so cannot load is bad input too (ld.so stops). */
-		if (r.p.fatal) {
-			error_msg("%s (needed by %s)", r.p.fatal, files[i]);
-			status = EXIT_USAGE;
-		}
-		if (a->opt.json)
-			deps_json_file(j, &r, &a->opt);
-		else
-			render_text(&r, a, nfiles);
-		deps_report_free(&r);
+	if (!a->jobs) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		a->jobs = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
 	}
-	if (status == EXIT_OK && a->opt.missing && missing)
-		status = EXIT_FAIL;
-	return status;
+	return -1;
 }
 
 int cmd_deps(int argc, char **argv)
@@ -192,7 +162,7 @@ int cmd_deps(int argc, char **argv)
 		deps_json_loader(&j, &env, &a.opt);
 		json_arr_open(&j, "files");
 	}
-	r = analyse(&env, &j, &a, argc - optind, argv + optind);
+	r = deps_run(&env, &a.opt, argv + optind, argc - optind, a.jobs, &j);
 	if (a.opt.json) {
 		json_arr_close(&j);
 		json_obj_close(&j);

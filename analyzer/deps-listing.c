@@ -65,10 +65,11 @@ void deps_text_bindings(FILE *f, const struct deps_report *r)
 		}
 		l.n = 0;
 		put(&l, "\t", 1);
-		puts_(&l, b->name);
+		put(&l, b->name, b->namelen == UINT16_MAX ? strlen(b->name) : b->namelen);
 		if (b->version) {
 			put(&l, "@", 1);
-			puts_(&l, b->version);
+			put(&l, b->version,
+			    b->verlen == UINT16_MAX ? strlen(b->version) : b->verlen);
 		}
 		put(&l, " -> ", 4);
 		if (b->to >= 0)

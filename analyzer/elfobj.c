@@ -404,6 +404,7 @@ void elfobj_close(struct elfobj *o)
 	free(o->vdefs);
 	free(o->symrefs);
 	free(o->refhash);
+	free(o->reflen);
 	free(o->interp);
 	free(o->path);
 	free(o);

@@ -69,6 +69,7 @@ struct elf_version {
 	uint32_t hash;
 	const char *name;
 	const char *file; /* the needed file for a verneed entry, else NULL */
+	uint16_t namelen; /* strlen(name), capped at 65535 */
 	bool hidden;	  /* the index carries 0x8000 (vna_other / vd_ndx) */
 	bool weak;	  /* VER_FLG_WEAK on a verneed entry */
 	bool defined;	  /* from DT_VERDEF */
@@ -179,6 +180,7 @@ struct elfobj {
 	struct elf_symref *symrefs;
 	size_t nsymrefs;
 	uint32_t *refhash; /* GNU hash of each referenced symbol's name, by index */
+	uint16_t *reflen;  /* and its length (65535: at least that long) */
 };
 
 /*

@@ -229,7 +229,10 @@ static void add_symrefs(struct elfobj *o, const struct table *t, bool jmprel, si
 		GROW(o->symrefs, *cap, o->nsymrefs);
 		o->symrefs[o->nsymrefs++] =
 			(struct elf_symref){r[i].r_offset, sym, type, type_class(type), jmprel};
-		o->refhash[sym] = ldso_gnu_hash(elfobj_sym_name(o, sym));
+		const char *name = elfobj_sym_name(o, sym);
+		size_t len = strlen(name);
+		o->refhash[sym] = ldso_gnu_hash(name);
+		o->reflen[sym] = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
 	}
 }
 
@@ -243,6 +246,7 @@ static void build_symrefs(struct elfobj *o, const struct table *rela, const stru
 	if (!o->nsyms)
 		return;
 	o->refhash = xcalloc(o->nsyms, sizeof *o->refhash);
+	o->reflen = xcalloc(o->nsyms, sizeof *o->reflen);
 	add_symrefs(o, rela, false, &cap);
 	if (plt_rela)
 		add_symrefs(o, plt, true, &cap);

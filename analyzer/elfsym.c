@@ -236,6 +236,13 @@ static const void *ver_record(const struct elfobj *o, uint64_t vaddr, uint64_t o
 	return elfobj_table(o, vaddr + off, 1, sz, 4);
 }
 
+static uint16_t name_length(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
+}
+
 static void grow_versions(struct elfobj *o, uint32_t ndx)
 {
 	if (ndx < o->nversions)
@@ -269,6 +276,7 @@ static int read_verneed_aux(struct elfobj *o, uint64_t at, const Elf64_Verneed *
 		o->versions[ndx] = (struct elf_version){.hash = a->vna_hash,
 							.name = name,
 							.file = file,
+							.namelen = name_length(name),
 							.hidden = (a->vna_other & 0x8000) != 0,
 							.weak = (a->vna_flags & VER_FLG_WEAK) != 0};
 		if (!a->vna_next)
@@ -323,8 +331,10 @@ static int read_verdef(struct elfobj *o, struct errbuf *err)
 		/* As ld.so: the base version (the object's own name) is not
 		   available for matching a versioned symbol. */
 		if (!base)
-			o->versions[ndx] = (struct elf_version){
-				.hash = vd->vd_hash, .name = name, .defined = true};
+			o->versions[ndx] = (struct elf_version){.hash = vd->vd_hash,
+								.name = name,
+								.namelen = name_length(name),
+								.defined = true};
 		else
 			o->versions[ndx].base = true;
 		if (!vd->vd_next)

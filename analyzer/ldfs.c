@@ -53,6 +53,7 @@ static unsigned read_osversion(void)
 void ldfs_init(struct ldfs *fs)
 {
 	memset(fs, 0, sizeof *fs);
+	pthread_mutex_init(&fs->lock, NULL);
 	fs->osversion = read_osversion();
 }
 
@@ -78,6 +79,7 @@ void ldfs_free(struct ldfs *fs)
 	strmap_free(&fs->probes, free_probe);
 	strmap_free(&fs->dirs, NULL);
 	strmap_free(&fs->objects, free_fsobj);
+	pthread_mutex_destroy(&fs->lock);
 }
 
 static void fatal(struct probe *p, const char *msg)
@@ -216,21 +218,26 @@ static void probe_file(struct probe *p, const char *path, unsigned osversion)
 
 const struct probe *ldfs_probe(struct ldfs *fs, const char *path)
 {
-	struct probe *p = strmap_get(&fs->probes, path);
+	struct probe *p;
 
-	if (p)
-		return p;
-	p = xcalloc(1, sizeof *p);
-	probe_file(p, path, fs->osversion);
-	strmap_put(&fs->probes, path, p);
+	pthread_mutex_lock(&fs->lock);
+	p = strmap_get(&fs->probes, path);
+	if (!p) {
+		p = xcalloc(1, sizeof *p);
+		probe_file(p, path, fs->osversion);
+		strmap_put(&fs->probes, path, p);
+	}
+	pthread_mutex_unlock(&fs->lock);
 	return p;
 }
 
 bool ldfs_is_dir(struct ldfs *fs, const char *path, int *stat_errno)
 {
-	uintptr_t v = (uintptr_t)strmap_get(&fs->dirs, path);
+	uintptr_t v;
 	struct stat st;
 
+	pthread_mutex_lock(&fs->lock);
+	v = (uintptr_t)strmap_get(&fs->dirs, path);
 	/* Stored as 1: a directory, 2: something else, 3 + errno: no stat. */
 	if (!v) {
 		if (stat(path, &st))
@@ -239,6 +246,7 @@ bool ldfs_is_dir(struct ldfs *fs, const char *path, int *stat_errno)
 			v = S_ISDIR(st.st_mode) ? 1 : 2;
 		strmap_put(&fs->dirs, path, (void *)v);
 	}
+	pthread_mutex_unlock(&fs->lock);
 	*stat_errno = v >= 3 ? (int)(v - 3) : 0;
 	return v == 1;
 }
@@ -251,6 +259,8 @@ struct elfobj *ldfs_object(struct ldfs *fs, const char *path, const struct probe
 
 	snprintf(key, sizeof key, "%llx:%llx", (unsigned long long)p->dev,
 		 (unsigned long long)p->ino);
+	/* Parsing under the lock also keeps libelf to one thread at a time. */
+	pthread_mutex_lock(&fs->lock);
 	o = strmap_get(&fs->objects, key);
 	if (!o) {
 		struct errbuf err;
@@ -261,6 +271,7 @@ struct elfobj *ldfs_object(struct ldfs *fs, const char *path, const struct probe
 			fs->nparsed++;
 		strmap_put(&fs->objects, key, o);
 	}
+	pthread_mutex_unlock(&fs->lock);
 	*error = o->error;
 	return o->obj;
 }

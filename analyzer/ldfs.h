@@ -8,6 +8,7 @@
 #ifndef LDPROF_LDFS_H
 #define LDPROF_LDFS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -31,7 +32,9 @@ struct probe {
 	ino_t ino;
 };
 
+/* Shared by the threads analysing programs: every call takes the lock. */
 struct ldfs {
+	pthread_mutex_t lock;
 	struct strmap probes;  /* path -> struct probe */
 	struct strmap dirs;    /* path -> stat outcome (ldfs_is_dir) */
 	struct strmap objects; /* "dev:ino" -> struct fsobj */

@@ -34,12 +34,20 @@ static void add_binding(struct bindset *bs, const struct binding *b)
 	bs->b[bs->n++] = *b;
 }
 
+/* Lengths for ld.so's own lookups (relocations have them precomputed). */
+static void add_lookup(struct bindset *bs, struct binding b)
+{
+	b.namelen = (uint16_t)strlen(b.name);
+	b.verlen = b.version ? (uint16_t)strlen(b.version) : 0;
+	add_binding(bs, &b);
+}
+
 /* dl_vdso_vsym: one lookup in the vDSO alone, version LINUX_2.6 (marked
    hidden). Its work is charged to w. */
 static void vdso_lookup(struct process *p, struct unique_table *u, struct bindset *bs,
 			const char *name, struct lookup_work *w, uint16_t flags)
 {
-	static struct elf_version linux26 = {.name = "LINUX_2.6", .hidden = true};
+	struct elf_version linux26 = {.name = "LINUX_2.6", .hidden = true};
 	struct lookup_result res;
 	int v = p->vdso;
 
@@ -53,8 +61,8 @@ static void vdso_lookup(struct process *p, struct unique_table *u, struct bindse
 				 .version = &linux26,
 				 .version_hidden_req = true};
 	if (symbol_lookup_in(p, u, &v, 1, &req, w, &res))
-		add_binding(bs, &(struct binding){v, res.val.obj, 0, res.val.sym, 0, name,
-						  linux26.name, BIND_VDSO | flags});
+		add_lookup(bs, (struct binding){v, res.val.obj, 0, res.val.sym, 0, name,
+						linux26.name, BIND_VDSO | flags, 0, 0});
 }
 
 static void ifunc_resolver_lookup(struct process *p, struct unique_table *u, struct bindset *bs,
@@ -136,7 +144,9 @@ static void bind_ref(struct process *p, struct unique_table *u, struct bindset *
 			    r->type,
 			    elfobj_sym_name(o, r->sym),
 			    ver->hash ? ver->name : NULL,
-			    (uint16_t)(flags | extra)};
+			    (uint16_t)(flags | extra),
+			    o->reflen[r->sym],
+			    ver->hash ? ver->namelen : 0};
 	add_binding(bs, &b);
 	if ((flags & BIND_IFUNC) && !deferred) {
 		ob->ifunc_calls++;
@@ -187,7 +197,7 @@ static void relocate(struct process *p, struct unique_table *u, struct bindset *
 static void ldso_after_relocation(struct process *p, struct unique_table *u, struct bindset *bs)
 {
 	static const char *const names[] = {"calloc", "free", "malloc", "realloc"};
-	static struct elf_version v = {.name = "GLIBC_2.2.5"};
+	struct elf_version v = {.name = "GLIBC_2.2.5"};
 	struct lookup_work *w = &bs->obj[p->main].work;
 
 	v.hash = ldso_sysv_hash(v.name);
@@ -199,10 +209,11 @@ static void ldso_after_relocation(struct process *p, struct unique_table *u, str
 					 .version = &v};
 		struct lookup_result res;
 		bool found = symbol_lookup(p, u, &req, w, &res);
-		add_binding(bs, &(struct binding){p->main, found ? res.val.obj : -1, 0, res.val.sym,
-						  0, names[i], v.name,
-						  BIND_UNTRACED | BIND_LDSO |
-							  (found ? 0 : BIND_MISSING)});
+		add_lookup(bs,
+			   (struct binding){p->main, found ? res.val.obj : -1, 0, res.val.sym, 0,
+					    names[i], v.name,
+					    BIND_UNTRACED | BIND_LDSO | (found ? 0 : BIND_MISSING),
+					    0, 0});
 	}
 	if (p->rtld >= 0)
 		relocate(p, u, bs, p->rtld, false, BIND_UNTRACED | BIND_LDSO);

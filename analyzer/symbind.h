@@ -34,6 +34,7 @@ struct binding {
 	uint32_t type;	    /* R_X86_64_*, 0 for ld.so's own lookups */
 	const char *name, *version;
 	uint16_t flags;
+	uint16_t namelen, verlen; /* their lengths (65535: use strlen) */
 };
 
 /* Per object: the relocations it owns and what binding them costs. */

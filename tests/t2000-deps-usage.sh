@@ -6,7 +6,7 @@ FIX=$FIXTURES
 "$LDPROF" deps -h >"$TMP/h" 2>&1
 expect_eq "deps -h exits 0" 0 $?
 check "deps -h shows the usage" grep -q "^usage: ldprof deps \[OPTIONS\] FILE" "$TMP/h"
-for opt in --list --bindings --unused --missing --json --library-path --preload --bind-now; do
+for opt in --list --bindings --unused --missing --json --library-path --preload --bind-now --jobs; do
 	check "usage documents $opt" grep -q -- "$opt" "$TMP/h"
 done
 
@@ -25,6 +25,15 @@ check "two modes are explained" grep -q "choose one of" "$TMP/e"
 "$LDPROF" deps --preload >/dev/null 2>"$TMP/e"
 expect_eq "--preload without a value: exit 2" 2 $?
 check "missing value is explained" grep -q "needs a value" "$TMP/e"
+
+"$LDPROF" deps --jobs 0 /bin/true >/dev/null 2>"$TMP/e"
+expect_eq "--jobs 0: exit 2" 2 $?
+check "bad --jobs is explained" grep -q -- "--jobs wants a number" "$TMP/e"
+
+# Several FILEs on several threads: the same output, in FILE order.
+"$LDPROF" deps --jobs 1 --list "$FIX"/deps-*/prog* >"$TMP/one" 2>&1
+"$LDPROF" deps --jobs 4 --list "$FIX"/deps-*/prog* >"$TMP/four" 2>&1
+check "--jobs 4 gives what --jobs 1 gives" cmp -s "$TMP/one" "$TMP/four"
 
 "$LDPROF" deps "$TMP/nope" >"$TMP/o" 2>"$TMP/e"
 expect_eq "missing FILE: exit 2" 2 $?

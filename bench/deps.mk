@@ -1,0 +1,16 @@
+# make bench: `ldprof deps --bindings` over every dynamic ELF program in
+# /usr/bin against `ldd -r` on each, side by side (tools/deps-bench.py).
+# make oracle: ldprof deps against ld.so itself on every dynamic ELF program
+# in /usr/bin; prints the agreement rate (tools/oracle-deps.py).
+DEPS_BENCH_DIR ?= /usr/bin
+
+.PHONY: deps-bench oracle
+BENCHES += deps-bench
+
+deps-bench: $(LDPROF)
+	python3 tools/deps-bench.py --ldprof $(CURDIR)/$(LDPROF) --dir $(DEPS_BENCH_DIR)
+
+oracle: $(LDPROF)
+	python3 tools/deps-bench.py --list-only --dir $(DEPS_BENCH_DIR) >$(B)/oracle-programs
+	python3 tools/oracle-deps.py --ldprof $(CURDIR)/$(LDPROF) --quiet --summary \
+		$$(cat $(B)/oracle-programs)

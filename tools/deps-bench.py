@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Side by side: `ldprof deps --bindings` over every dynamic ELF program in a
+directory against `ldd -r` on each of them, with wall time and peak RSS.
+
+ldd -r makes ld.so load and relocate a program without running it; ldprof
+computes the same bindings (and more) from the files. ldprof runs once over
+all the programs, as it is meant to; ldd runs once per program, as it must.
+
+usage: deps-bench.py [--ldprof PATH] [--dir /usr/bin] [--repeat N] [--list-only]
+(--list-only prints the programs, for `make oracle`.)
+"""
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+
+def is_dynamic_elf(path):
+    """An ELF file with a PT_INTERP: what ld.so starts (ldd's question)."""
+    try:
+        with open(path, "rb") as f:
+            h = f.read(64)
+            if len(h) < 64 or h[:4] != b"\x7fELF" or h[4] != 2:
+                return False
+            phoff = int.from_bytes(h[32:40], "little")
+            phnum = int.from_bytes(h[56:58], "little")
+            f.seek(phoff)
+            ph = f.read(56 * phnum)
+    except OSError:
+        return False
+    return any(int.from_bytes(ph[i:i + 4], "little") == 3 for i in range(0, len(ph), 56))
+
+
+def programs(directory):
+    out = []
+    for name in sorted(os.listdir(directory)):
+        p = os.path.join(directory, name)
+        if os.path.isfile(p) and os.access(p, os.R_OK) and is_dynamic_elf(p):
+            out.append(p)
+    return out
+
+
+def timed(cmd, **kw):
+    t = time.monotonic()
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+    return time.monotonic() - t, r.returncode
+
+
+def children_maxrss_mb():
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ldprof", default=os.path.join(os.path.dirname(__file__), "..", "ldprof"))
+    ap.add_argument("--dir", default="/usr/bin")
+    ap.add_argument("--repeat", type=int, default=3, help="ldprof runs (median)")
+    ap.add_argument("--list-only", action="store_true", help="print the programs and stop")
+    args = ap.parse_args()
+    progs = programs(args.dir)
+    if not progs:
+        sys.exit("no dynamic ELF programs in " + args.dir)
+    if args.list_only:
+        print("\n".join(progs))
+        return 0
+
+    # ldprof first, alone in this process's children, for its peak RSS.
+    times = []
+    for _ in range(args.repeat):
+        t, rc = timed([args.ldprof, "deps", "--bindings"] + progs)
+        if rc not in (0, 1, 2):
+            sys.exit("ldprof deps failed (%d)" % rc)
+        times.append(t)
+    ldprof_rss = children_maxrss_mb()
+    counted = subprocess.run([args.ldprof, "deps", "--bindings"] + progs, capture_output=True,
+                             text=True, errors="replace").stdout
+    nbind = sum(1 for line in counted.splitlines() if line.startswith("\t"))
+
+    t0 = time.monotonic()
+    for p in progs:
+        subprocess.run(["ldd", "-r", p], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ldd_time = time.monotonic() - t0
+    ldd_rss = children_maxrss_mb()  # the largest of all children so far
+
+    ours = statistics.median(times)
+    print("deps bench: %d dynamic ELF programs in %s, %d bindings computed by ldprof"
+          % (len(progs), args.dir, nbind))
+    print("  %-26s %10s %14s" % ("", "wall", "peak RSS"))
+    print("  %-26s %8.2f s %11.1f MB   (median of %d; one process for all)"
+          % ("ldprof deps --bindings", ours, ldprof_rss, args.repeat))
+    print("  %-26s %8.2f s %11.1f MB   (one ldd per program; largest)"
+          % ("ldd -r", ldd_time, ldd_rss))
+    print("  ratio: ldprof is %.1fx faster than ldd -r" % (ldd_time / ours))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
