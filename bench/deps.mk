@@ -7,8 +7,13 @@ DEPS_BENCH_DIR ?= /usr/bin
 .PHONY: deps-bench oracle
 BENCHES += deps-bench
 
-deps-bench: $(LDPROF)
-	python3 tools/deps-bench.py --ldprof $(CURDIR)/$(LDPROF) --dir $(DEPS_BENCH_DIR)
+$(B)/deps-maxrss: tools/deps-maxrss.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -o $@ $<
+
+deps-bench: $(LDPROF) $(B)/deps-maxrss
+	python3 tools/deps-bench.py --ldprof $(CURDIR)/$(LDPROF) --maxrss $(CURDIR)/$(B)/deps-maxrss \
+		--dir $(DEPS_BENCH_DIR)
 
 oracle: $(LDPROF)
 	python3 tools/deps-bench.py --list-only --dir $(DEPS_BENCH_DIR) >$(B)/oracle-programs
