@@ -41,14 +41,16 @@ static struct audit_lib *lib_for(struct audit *a, const char *path)
 
 void audit_summarize(struct audit *a)
 {
-	qsort(a->e, a->n, sizeof *a->e, by_cost);
+	if (a->n) /* qsort(NULL, 0) is undefined */
+		qsort(a->e, a->n, sizeof *a->e, by_cost);
 	for (size_t i = 0; i < a->n; i++)
 		for (unsigned k = 0; k < a->e[i].libs; k++) {
 			struct audit_lib *l = lib_for(a, a->e[i].lib_paths[k]);
 			l->users++;
 			l->total_us += a->e[i].lib_us[k];
 		}
-	qsort(a->lib, a->nlib, sizeof *a->lib, by_total);
+	if (a->nlib)
+		qsort(a->lib, a->nlib, sizeof *a->lib, by_total);
 }
 
 static void measure_one(const struct audit_opts *o, struct audit_entry *e)
@@ -63,7 +65,8 @@ static void measure_one(const struct audit_opts *o, struct audit_entry *e)
 		return;
 	argv = xcalloc(nargs + 2, sizeof *argv);
 	argv[0] = e->path;
-	memcpy(argv + 1, args, nargs * sizeof *argv);
+	if (nargs)
+		memcpy(argv + 1, args, nargs * sizeof *argv);
 	profile_opts_defaults(&po);
 	po.plan.runs = o->runs;
 	po.plan.warmup = 1;

@@ -101,9 +101,10 @@ static size_t plan(bool quick, struct prog_spec *ps)
 /* Where tools/gen-reloc-lib is: next to the binary, or installed. */
 static char *find_generator(void)
 {
-	char exe[PATH_MAX], *cand[3];
+	char exe[PATH_MAX], *cand[4];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	const char *env = getenv("LDPROF_GEN_RELOC_LIB");
+	char *found = NULL;
 
 	if (env && *env)
 		return xstrdup(env);
@@ -111,11 +112,11 @@ static char *find_generator(void)
 		return xstrdup(LDPROF_PKGLIBDIR "/gen-reloc-lib");
 	exe[len] = '\0';
 	*strrchr(exe, '/') = '\0';
-	cand[0] = xasprintf("%s/tools/gen-reloc-lib", exe);
-	cand[1] = xasprintf("%s/../lib/ldprof/gen-reloc-lib", exe);
-	cand[2] = xstrdup(LDPROF_PKGLIBDIR "/gen-reloc-lib");
-	char *found = NULL;
-	for (int i = 0; i < 3; i++) {
+	cand[0] = xasprintf("%s/tools/gen-reloc-lib", exe);	    /* the build tree */
+	cand[1] = xasprintf("%s/../tools/gen-reloc-lib", exe);	    /* build-asan/ldprof */
+	cand[2] = xasprintf("%s/../lib/ldprof/gen-reloc-lib", exe); /* an install */
+	cand[3] = xstrdup(LDPROF_PKGLIBDIR "/gen-reloc-lib");
+	for (int i = 0; i < 4; i++) {
 		if (!found && !access(cand[i], X_OK))
 			found = cand[i];
 		else

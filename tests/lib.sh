@@ -106,3 +106,14 @@ d=json.load(open(sys.argv[1]))
 v=eval(sys.argv[2])
 print(json.dumps(v) if isinstance(v,(bool,list,dict)) or v is None else v)' "$1" "$2"
 }
+
+# use_calibration: point LDPROF_CALIBRATION at this machine's calibration,
+# the one make check made, or a quick one made here when run alone.
+use_calibration() {
+	LDPROF_CALIBRATION=${LDPROF_TEST_CALIBRATION:-}
+	if [ -z "$LDPROF_CALIBRATION" ] || [ ! -s "$LDPROF_CALIBRATION" ]; then
+		LDPROF_CALIBRATION=$TMP/calibration
+		"$LDPROF" calibrate --quick -n 20 -o "$LDPROF_CALIBRATION" >"$TMP/calibration.log" 2>&1
+	fi
+	export LDPROF_CALIBRATION
+}

@@ -6,12 +6,14 @@
 # and page-heavy libraries.
 . "$(dirname "$0")/lib.sh"
 
-LDPROF_CALIBRATION=$TMP/calibration
-export LDPROF_CALIBRATION
-"$LDPROF" calibrate --quick -n 15 -o "$LDPROF_CALIBRATION" >"$TMP/cal" 2>"$TMP/cal.err"
-check "calibrate --quick stores a calibration" test -s "$LDPROF_CALIBRATION"
-check "it prints the fit quality" grep -q "R² 0\.9" "$TMP/cal"
+use_calibration
+check "a calibration is stored" grep -q '^ldprof-calibration 1$' "$LDPROF_CALIBRATION"
+r2=$(awk '$1 == "r2" { print $2 }' "$LDPROF_CALIBRATION")
+check "its fit explains the programs (R² $r2)" awk -v r="$r2" 'BEGIN { exit !(r > 0.9) }'
+"$LDPROF" calibrate --quick -n 5 --dry-run >"$TMP/cal" 2>"$TMP/cal.err"
+check "calibrate prints the fit quality" grep -q "R² [01]\." "$TMP/cal"
 check "and each program's residual" grep -q "^  relative-4000 " "$TMP/cal"
+check "--dry-run stores nothing" sh -c "! grep -q 'stored in' '$TMP/cal'"
 
 base=$FIXTURES/model-base/base
 for kind in rel sym page; do

@@ -4,10 +4,8 @@
 # bench holds it to 25%; this test to 50%, on fewer runs.
 . "$(dirname "$0")/lib.sh"
 
-# The estimate needs this machine's figures: calibrate quickly first.
-LDPROF_CALIBRATION=$TMP/calibration
-export LDPROF_CALIBRATION
-"$LDPROF" calibrate --quick -n 15 -o "$LDPROF_CALIBRATION" >/dev/null 2>&1
+# The estimate needs this machine's figures.
+use_calibration
 check "calibrated" test -s "$LDPROF_CALIBRATION"
 
 for pair in "$TOP/samples/sh.static|$TOP/samples/sh.dynamic|$TOP/samples/foo" \
