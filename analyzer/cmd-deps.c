@@ -1,5 +1,6 @@
 /* ldprof deps: what ld.so will load and bind, read from the files. */
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,10 @@ int cmd_deps(int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	if ((r = parse(argc, argv, &a)) >= 0)
 		goto out;
+	/* Each program's tables are allocated and freed in turn: keep the
+	   memory in the heap rather than mapping and zeroing it afresh. */
+	mallopt(M_MMAP_THRESHOLD, 256 << 20);
+	mallopt(M_TRIM_THRESHOLD, 512 << 20);
 	if (ldenv_init(&env, &a.env, &err)) {
 		error_msg("%s", err.msg);
 		r = EXIT_FAIL;

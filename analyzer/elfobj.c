@@ -403,8 +403,6 @@ void elfobj_close(struct elfobj *o)
 	free(o->vneeds);
 	free(o->vdefs);
 	free(o->symrefs);
-	free(o->refhash);
-	free(o->reflen);
 	free(o->interp);
 	free(o->path);
 	free(o);

@@ -51,14 +51,24 @@ enum {
 /*
  * One relocation that makes ld.so look a symbol up: a non-zero symbol
  * index whose symbol is neither local nor hidden/internal. Kept in the
- * order ld.so processes them (DT_RELA without the PLT part, then DT_JMPREL).
+ * order ld.so processes them (DT_RELA without the PLT part, then DT_JMPREL),
+ * with what every lookup needs about the symbol computed once per file
+ * (its name, length, GNU hash and version), so that the binding simulation
+ * walks this array instead of the symbol table.
  */
+struct elf_version;
 struct elf_symref {
-	uint64_t offset; /* r_offset */
-	uint32_t sym;	 /* index into the dynamic symbol table */
-	uint32_t type;	 /* R_X86_64_* */
-	uint8_t tclass;	 /* RTYPE_CLASS_* bits */
-	bool in_jmprel;	 /* deferred until first call when the object is lazy */
+	uint64_t offset;		   /* r_offset */
+	const char *name;		   /* the symbol's name */
+	const struct elf_version *version; /* requested version, NULL when none */
+	uint32_t sym;			   /* index into the dynamic symbol table */
+	uint32_t type;			   /* R_X86_64_* */
+	uint32_t hash;			   /* GNU hash of name */
+	uint16_t namelen;		   /* strlen(name), 65535 meaning at least that */
+	uint8_t tclass;			   /* RTYPE_CLASS_* bits */
+	uint8_t info;			   /* the symbol's st_info (its binding: weak?) */
+	uint8_t other;			   /* and st_other (its visibility: protected?) */
+	bool in_jmprel;			   /* deferred until first call when the object is lazy */
 };
 
 /*
@@ -179,8 +189,6 @@ struct elfobj {
 	/* Relocations that take a symbol lookup (elfreloc.c). */
 	struct elf_symref *symrefs;
 	size_t nsymrefs;
-	uint32_t *refhash; /* GNU hash of each referenced symbol's name, by index */
-	uint16_t *reflen;  /* and its length (65535: at least that long) */
 };
 
 /*

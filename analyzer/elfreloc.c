@@ -226,18 +226,28 @@ static void add_symrefs(struct elfobj *o, const struct table *t, bool jmprel, si
 		uint32_t sym = (uint32_t)ELF64_R_SYM(r[i].r_info);
 		if (!needs_lookup(o, type, sym))
 			continue;
-		GROW(o->symrefs, *cap, o->nsymrefs);
-		o->symrefs[o->nsymrefs++] =
-			(struct elf_symref){r[i].r_offset, sym, type, type_class(type), jmprel};
 		const char *name = elfobj_sym_name(o, sym);
+		const struct elf_version *ver = elfobj_sym_version(o, sym);
 		size_t len = strlen(name);
-		o->refhash[sym] = ldso_gnu_hash(name);
-		o->reflen[sym] = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
+		GROW(o->symrefs, *cap, o->nsymrefs);
+		o->symrefs[o->nsymrefs++] = (struct elf_symref){
+			.offset = r[i].r_offset,
+			.name = name,
+			.version = ver->hash ? ver : NULL,
+			.sym = sym,
+			.type = type,
+			.hash = ldso_gnu_hash(name),
+			.namelen = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len,
+			.tclass = type_class(type),
+			.info = o->syms[sym].st_info,
+			.other = o->syms[sym].st_other,
+			.in_jmprel = jmprel,
+		};
 	}
 }
 
-/* refhash[] holds each referenced name's GNU hash, computed once per file
-   and reused for every program that loads it. */
+/* The symbolic relocations, with their symbols' facts, once per file and
+   reused for every program that loads it. x86-64 ld.so binds RELA only. */
 static void build_symrefs(struct elfobj *o, const struct table *rela, const struct table *plt,
 			  bool plt_rela)
 {
@@ -245,8 +255,6 @@ static void build_symrefs(struct elfobj *o, const struct table *rela, const stru
 
 	if (!o->nsyms)
 		return;
-	o->refhash = xcalloc(o->nsyms, sizeof *o->refhash);
-	o->reflen = xcalloc(o->nsyms, sizeof *o->reflen);
 	add_symrefs(o, rela, false, &cap);
 	if (plt_rela)
 		add_symrefs(o, plt, true, &cap);

@@ -95,6 +95,7 @@ int ldenv_init(struct ldenv *env, const struct ldenv_options *opt, struct errbuf
 	cpu_facts_detect(&cpu);
 	hwcaps_init(&env->hw, &cpu);
 	ldfs_init(&env->fs);
+	memo_table_init(&env->memo);
 	env->default_interp = "/lib64/ld-linux-x86-64.so.2";
 	if (opt->library_path)
 		env->library_path = xstrdup(opt->library_path);
@@ -113,6 +114,7 @@ int ldenv_init(struct ldenv *env, const struct ldenv_options *opt, struct errbuf
 void ldenv_free(struct ldenv *env)
 {
 	ldcache_close(&env->cache);
+	memo_table_free(&env->memo);
 	ldfs_free(&env->fs);
 	hwcaps_free(&env->hw);
 	elfobj_close(env->vdso);

@@ -17,6 +17,7 @@
 #include "ldcache.h"
 #include "ldfs.h"
 #include "ldpath.h"
+#include "symmemo.h"
 
 /* The loader's environment, shared by every program of a run. */
 struct ldenv {
@@ -27,7 +28,8 @@ struct ldenv {
 	char **preload;	    /* as LD_PRELOAD, then /etc/ld.so.preload */
 	const char **preload_from;
 	size_t npreload;
-	struct elfobj *vdso; /* this kernel's vDSO, or NULL */
+	struct elfobj *vdso;	/* this kernel's vDSO, or NULL */
+	struct memo_table memo; /* relocation results reused across programs */
 	const char *default_interp;
 };
 

@@ -77,6 +77,94 @@ static void ifunc_resolver_lookup(struct process *p, struct unique_table *u, str
 			vdso_lookup(p, u, bs, vdso_resolvers[i].vdso_symbol, w, BIND_UNTRACED);
 }
 
+/* The memo of this library in this scope: one to use, or one to build. */
+struct memo_use {
+	const struct reloc_memo *use;
+	struct reloc_memo *build;
+	char *key;
+};
+
+static void memo_start(struct process *p, int oi, struct memo_use *mu)
+{
+	const struct elfobj *o = p->obj[oi]->elf;
+	const void **objs;
+
+	memset(mu, 0, sizeof *mu);
+	if (o->symbolic || p->nscope < 1 || !o->nsymrefs)
+		return;
+	objs = xcalloc(p->nscope, sizeof *objs);
+	for (size_t i = 1; i < p->nscope; i++)
+		objs[i - 1] = p->obj[p->scope[i]]->elf;
+	mu->key = memo_key(o, objs, p->nscope - 1);
+	free(objs);
+	mu->use = memo_find(&p->env->memo, mu->key);
+	if (!mu->use) {
+		mu->build = xmalloc(sizeof *mu->build);
+		mu->build->n = o->nsymrefs;
+		mu->build->slot = xcalloc(o->nsymrefs, sizeof *mu->build->slot);
+	}
+}
+
+static void memo_finish(struct process *p, struct memo_use *mu)
+{
+	if (mu->build)
+		memo_publish(&p->env->memo, mu->key, mu->build);
+	free(mu->key);
+}
+
+static void add_work(struct lookup_work *w, const struct memo_slot *s)
+{
+	w->probes += s->probes;
+	w->bloom_rejects += s->bloom_rejects;
+	w->chain += s->chain;
+	w->strcmps += s->strcmps;
+}
+
+static bool is_ifunc(const struct process *p, const struct lookup_result *res)
+{
+	if (res->ifunc >= 0)
+		return res->ifunc;
+	const Elf64_Sym *def = &p->obj[res->val.obj]->elf->syms[res->val.sym];
+	return ELF64_ST_TYPE(def->st_info) == STT_GNU_IFUNC && def->st_shndx != SHN_UNDEF;
+}
+
+/* symbol_lookup, reusing or recording the part past the program. */
+static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_req *req,
+		       struct lookup_work *w, struct lookup_result *res, struct memo_use *mu,
+		       size_t i)
+{
+	struct lookup_work wr = {0};
+
+	if ((!mu->use && !mu->build) || ELF64_ST_VISIBILITY(req->ref_other) == STV_PROTECTED)
+		return symbol_lookup(p, u, req, w, res);
+	w->lookups++;
+	if (symbol_lookup_program(p, u, req, w, res))
+		return true;
+	if (mu->use && mu->use->slot[i].ok) {
+		const struct memo_slot *s = &mu->use->slot[i];
+		add_work(w, s);
+		res->val = (struct sym_val){s->pos >= 0 ? p->scope[s->pos] : -1, s->sym};
+		res->ifunc = s->ifunc;
+		return s->pos >= 0;
+	}
+	bool found = symbol_lookup_rest(p, u, req, &wr, res);
+	w->probes += wr.probes;
+	w->bloom_rejects += wr.bloom_rejects;
+	w->chain += wr.chain;
+	w->strcmps += wr.strcmps;
+	if (mu->build && !res->unique)
+		mu->build->slot[i] =
+			(struct memo_slot){found ? p->obj[res->val.obj]->scope_pos : -1,
+					   res->val.sym,
+					   (uint32_t)wr.probes,
+					   (uint32_t)wr.bloom_rejects,
+					   (uint32_t)wr.chain,
+					   (uint32_t)wr.strcmps,
+					   true,
+					   found && is_ifunc(p, res)};
+	return found;
+}
+
 struct lookup_cache {
 	bool valid, found;
 	uint32_t sym;
@@ -85,30 +173,29 @@ struct lookup_cache {
 };
 
 static uint16_t result_flags(const struct process *p, const struct lookup_result *res, bool found,
-			     const Elf64_Sym *ref)
+			     const struct elf_symref *r)
 {
 	uint16_t f = 0;
 
 	if (!found)
-		return ELF64_ST_BIND(ref->st_info) == STB_WEAK ? BIND_WEAK_UNDEF : BIND_MISSING;
+		return ELF64_ST_BIND(r->info) == STB_WEAK ? BIND_WEAK_UNDEF : BIND_MISSING;
 	if (res->protected_ref)
 		f |= BIND_PROTECTED;
 	if (res->unique)
 		f |= BIND_UNIQUE;
-	const Elf64_Sym *def = &p->obj[res->val.obj]->elf->syms[res->val.sym];
-	if (ELF64_ST_TYPE(def->st_info) == STT_GNU_IFUNC && def->st_shndx != SHN_UNDEF)
+	if (is_ifunc(p, res))
 		f |= BIND_IFUNC;
 	return f;
 }
 
 static void bind_ref(struct process *p, struct unique_table *u, struct bindset *bs, int oi,
-		     const struct elf_symref *r, bool deferred, struct lookup_cache *cache,
-		     uint16_t extra)
+		     size_t ri, bool deferred, struct lookup_cache *cache, uint16_t extra,
+		     struct memo_use *mu)
 {
 	const struct elfobj *o = p->obj[oi]->elf;
+	const struct elf_symref *r = &o->symrefs[ri];
 	struct obj_binding *ob = &bs->obj[oi];
 	struct lookup_work *w = deferred ? &ob->deferred : &ob->work;
-	const struct elf_version *ver = elfobj_sym_version(o, r->sym);
 	struct lookup_result res;
 	bool found;
 	uint16_t flags = deferred ? BIND_DEFERRED : 0;
@@ -119,20 +206,21 @@ static void bind_ref(struct process *p, struct unique_table *u, struct bindset *
 		found = cache->found;
 		flags |= BIND_CACHED;
 	} else {
-		struct lookup_req req = {.name = elfobj_sym_name(o, r->sym),
-					 .hash = o->refhash[r->sym],
+		struct lookup_req req = {.name = r->name,
+					 .hash = r->hash,
 					 .sysv = UINT32_MAX,
 					 .undef = oi,
 					 .ref = &o->syms[r->sym],
 					 .ref_idx = r->sym,
-					 .version = ver->hash ? ver : NULL,
-					 .version_hidden_req = ver->hidden,
+					 .ref_other = r->other,
+					 .version = r->version,
+					 .version_hidden_req = r->version && r->version->hidden,
 					 .tclass = r->tclass};
-		found = symbol_lookup(p, u, &req, w, &res);
+		found = lookup_ref(p, u, &req, w, &res, mu, ri);
 		if (!deferred)
 			*cache = (struct lookup_cache){true, found, r->sym, r->tclass, res};
 	}
-	flags |= result_flags(p, &res, found, &o->syms[r->sym]);
+	flags |= result_flags(p, &res, found, r);
 	if (flags & BIND_MISSING)
 		ob->missing++;
 	if (flags & BIND_WEAK_UNDEF)
@@ -142,11 +230,11 @@ static void bind_ref(struct process *p, struct unique_table *u, struct bindset *
 			    r->sym,
 			    res.val.sym,
 			    r->type,
-			    elfobj_sym_name(o, r->sym),
-			    ver->hash ? ver->name : NULL,
+			    r->name,
+			    r->version ? r->version->name : NULL,
 			    (uint16_t)(flags | extra),
-			    o->reflen[r->sym],
-			    ver->hash ? ver->namelen : 0};
+			    r->namelen,
+			    r->version ? r->version->namelen : 0};
 	add_binding(bs, &b);
 	if ((flags & BIND_IFUNC) && !deferred) {
 		ob->ifunc_calls++;
@@ -160,7 +248,7 @@ static void bind_ref(struct process *p, struct unique_table *u, struct bindset *
 static bool early_plt_call(const struct elfobj *o, const struct elf_symref *r)
 {
 	return o->soname && !strcmp(o->soname, "libc.so.6") &&
-	       !strcmp(elfobj_sym_name(o, r->sym), "__tunable_get_val");
+	       !strcmp(r->name, "__tunable_get_val");
 }
 
 /* _dl_relocate_object for one object; lazy is false for ld.so's own
@@ -171,22 +259,25 @@ static void relocate(struct process *p, struct unique_table *u, struct bindset *
 	const struct elfobj *o = p->obj[oi]->elf;
 	struct obj_binding *ob = &bs->obj[oi];
 	struct lookup_cache cache = {0};
+	struct memo_use mu;
 
 	ob->relocated = true;
 	ob->lazy = lazy;
 	ob->ifunc_calls = o->relocs.irelative;
+	memo_start(p, oi, &mu);
 	for (size_t i = 0; i < o->nsymrefs; i++) {
 		const struct elf_symref *r = &o->symrefs[i];
 		bool deferred = lazy && r->in_jmprel && r->type == R_X86_64_JUMP_SLOT;
 		if (deferred && early_plt_call(o, r)) {
 			/* _dl_fixup: a lookup at startup that bypasses the cache */
 			struct lookup_cache none = {0};
-			bind_ref(p, u, bs, oi, r, false, &none, extra | BIND_EARLY);
+			bind_ref(p, u, bs, oi, i, false, &none, extra | BIND_EARLY, &mu);
 			bs->obj[oi].early_lookups++;
 			continue;
 		}
-		bind_ref(p, u, bs, oi, r, deferred, &cache, extra);
+		bind_ref(p, u, bs, oi, i, deferred, &cache, extra, &mu);
 	}
+	memo_finish(p, &mu);
 }
 
 /* After relocation ld.so switches from its minimal malloc to the program's
@@ -231,6 +322,11 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 	bs->obj = xcalloc(p->nobj + 1, sizeof *bs->obj);
 	if (p->is_static)
 		return;
+	/* One binding per symbolic relocation, plus ld.so's own few. */
+	size_t want = 64;
+	for (size_t i = 0; i < p->nobj; i++)
+		want += p->obj[i]->elf && !p->obj[i]->faked ? p->obj[i]->elf->nsymrefs : 0;
+	GROW(bs->b, bs->cap, want);
 	for (size_t i = 0; i < ARRAY_SIZE(vdso_symbols); i++)
 		if (p->vdso >= 0)
 			vdso_lookup(p, &u, bs, vdso_symbols[i], &bs->obj[p->vdso].work, 0);

@@ -177,7 +177,7 @@ static bool lookup_scopes(struct process *p, struct unique_table *u, struct look
 static void apply_protected(struct process *p, struct unique_table *u, struct lookup_req *req,
 			    struct lookup_work *w, struct lookup_result *res)
 {
-	if (!req->ref || ELF64_ST_VISIBILITY(req->ref->st_other) != STV_PROTECTED)
+	if (!req->ref || ELF64_ST_VISIBILITY(req->ref_other) != STV_PROTECTED)
 		return;
 	res->protected_ref = true;
 	if (req->tclass == RTYPE_CLASS_PLT) {
@@ -185,7 +185,7 @@ static void apply_protected(struct process *p, struct unique_table *u, struct lo
 			res->val = (struct sym_val){req->undef, req->ref_idx};
 		return;
 	}
-	struct lookup_result pv = {{-1, 0}, false, false};
+	struct lookup_result pv = {{-1, 0}, false, false, -1};
 	if (lookup_scopes(p, u, req, RTYPE_CLASS_PLT, w, &pv) && pv.val.obj != req->undef)
 		res->val = (struct sym_val){req->undef, req->ref_idx};
 }
@@ -193,7 +193,7 @@ static void apply_protected(struct process *p, struct unique_table *u, struct lo
 bool symbol_lookup(struct process *p, struct unique_table *u, struct lookup_req *req,
 		   struct lookup_work *w, struct lookup_result *res)
 {
-	*res = (struct lookup_result){{-1, 0}, false, false};
+	*res = (struct lookup_result){{-1, 0}, false, false, -1};
 	w->lookups++;
 	if (!lookup_scopes(p, u, req, req->tclass, w, res))
 		return false;
@@ -201,10 +201,26 @@ bool symbol_lookup(struct process *p, struct unique_table *u, struct lookup_req 
 	return true;
 }
 
+bool symbol_lookup_program(struct process *p, struct unique_table *u, struct lookup_req *req,
+			   struct lookup_work *w, struct lookup_result *res)
+{
+	*res = (struct lookup_result){{-1, 0}, false, false, -1};
+	if (req->tclass & RTYPE_CLASS_COPY)
+		return false; /* a copy relocation never looks in the program */
+	return lookup_list(p, u, p->scope, 1, req, req->tclass, w, res);
+}
+
+bool symbol_lookup_rest(struct process *p, struct unique_table *u, struct lookup_req *req,
+			struct lookup_work *w, struct lookup_result *res)
+{
+	*res = (struct lookup_result){{-1, 0}, false, false, -1};
+	return lookup_list(p, u, p->scope + 1, p->nscope - 1, req, req->tclass, w, res);
+}
+
 bool symbol_lookup_in(struct process *p, struct unique_table *u, const int *list, size_t n,
 		      struct lookup_req *req, struct lookup_work *w, struct lookup_result *res)
 {
-	*res = (struct lookup_result){{-1, 0}, false, false};
+	*res = (struct lookup_result){{-1, 0}, false, false, -1};
 	w->lookups++;
 	return lookup_list(p, u, list, n, req, req->tclass, w, res);
 }

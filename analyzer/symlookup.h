@@ -34,8 +34,9 @@ struct lookup_req {
 	uint32_t hash;	      /* GNU hash of name */
 	uint32_t sysv;	      /* SysV hash, UINT32_MAX until needed */
 	int undef;	      /* the object looking */
-	const Elf64_Sym *ref; /* its symbol, or NULL */
+	const Elf64_Sym *ref; /* its symbol, or NULL (identity only: see ref_other) */
 	uint32_t ref_idx;
+	uint8_t ref_other;		   /* ref's st_other (protected?), from the symref */
 	const struct elf_version *version; /* NULL: unversioned */
 	bool version_hidden_req;	   /* the request's own "hidden" flag */
 	int tclass;
@@ -50,6 +51,7 @@ struct lookup_result {
 	struct sym_val val;
 	bool protected_ref; /* the reference was protected ("protected symbol") */
 	bool unique;
+	int8_t ifunc; /* the definition is an IFUNC: 1, 0, or -1 unknown */
 };
 
 /*
@@ -58,6 +60,16 @@ struct lookup_result {
  */
 bool symbol_lookup(struct process *p, struct unique_table *u, struct lookup_req *req,
 		   struct lookup_work *w, struct lookup_result *res);
+/*
+ * symbol_lookup in two steps, the program's own table, then the rest of
+ * the global scope (the caller counts the lookup). Exactly symbol_lookup
+ * when the requester is not DT_SYMBOLIC and its symbol not protected:
+ * the binding simulation reuses the second step across programs.
+ */
+bool symbol_lookup_program(struct process *p, struct unique_table *u, struct lookup_req *req,
+			   struct lookup_work *w, struct lookup_result *res);
+bool symbol_lookup_rest(struct process *p, struct unique_table *u, struct lookup_req *req,
+			struct lookup_work *w, struct lookup_result *res);
 /* The same in one explicit list of objects (the vDSO's own scope). */
 bool symbol_lookup_in(struct process *p, struct unique_table *u, const int *list, size_t n,
 		      struct lookup_req *req, struct lookup_work *w, struct lookup_result *res);
