@@ -94,6 +94,18 @@ expect_eq "without --bindings, no bindings" false \
 # The loader facts are this CPU's and Debian's.
 expect_eq "subdirectories end with the directory itself" '""' \
 	"$(json_eval "$TMP/j" 'json.dumps(d["loader"]["subdirectories"][-1])')"
+# Programs analysed together share parsed libraries and relocation results
+# (and threads): each one's document must be what it is alone.
+"$LDPROF" deps --json --bindings "$FIX"/deps-*/prog* >"$TMP/all" 2>/dev/null
+for p in "$FIX"/deps-*/prog*; do
+	"$LDPROF" deps --json --bindings --jobs 1 "$p" >"$TMP/one" 2>/dev/null
+	python3 -c 'import json, sys
+a = [f for f in json.load(open(sys.argv[1]))["files"] if f["file"] == sys.argv[3]][0]
+b = json.load(open(sys.argv[2]))["files"][0]
+sys.exit(a != b)' "$TMP/all" "$TMP/one" "$p" || echo "$p" >>"$TMP/differ"
+done
+check "each program is the same alone as among the others" test ! -s "$TMP/differ"
+
 LC_ALL=de_DE.UTF-8 "$LDPROF" deps --json "$FIX/deps-flags/prog" >"$TMP/de" 2>/dev/null
 expect_eq "numbers keep the C decimal point in any locale" true \
 	"$(json_eval "$TMP/de" 'any(isinstance(o["facts"]["hash"]["average_chain"], float) for o in d["files"][0]["objects"] if "facts" in o)')"
