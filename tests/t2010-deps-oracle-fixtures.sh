@@ -40,6 +40,7 @@ oracle "--preload by path interposes" --stats --preload "$FIX/deps-preload/libpr
 	"$FIX/deps-versions/prog-default" "$FIX/deps-versions/prog-old"
 oracle "--preload by name, searched, and a missing one" --library-path "$FIX/deps-preload" \
 	--preload libpre.so --preload libnothere.so "$FIX/deps-versions/prog-default"
+# shellcheck disable=SC2016 # ldprof expands the token, as ld.so does
 oracle "tokens in --library-path expand for the program" \
 	--library-path '$ORIGIN/lp' "$FIX/deps-search/prog-runpath"
 

@@ -2,6 +2,8 @@
 # Each loader rule on its fixture, asserted on ldprof's JSON: where each
 # object was found and why, which definition each reference binds to, and
 # the per-object facts. (t2010 checks the same programs against ld.so.)
+# Descriptions name the loader's tokens literally:
+# shellcheck disable=SC2016
 . "$(dirname "$0")/lib.sh"
 
 FIX=$FIXTURES
