@@ -119,8 +119,10 @@ static char *normalise(const char *elem, size_t len, const char *origin, const c
 	dir = dst_expand(raw, origin, platform);
 	free(raw);
 	n = strlen(dir);
-	if (!n)
+	if (!n) {
+		free(dir);
 		return NULL;
+	}
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
 	dir = xrealloc(dir, n + 2);
