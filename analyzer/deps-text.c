@@ -56,8 +56,17 @@ static void print_via(FILE *f, const struct deps_report *r, const struct dso *d)
 	(void)r;
 }
 
-static void tree_node(FILE *f, const struct deps_report *r, const char *name, int obj, int depth,
-		      bool *shown)
+/* "N symbols": what the requester takes from this dependency (the imports
+   matrix along the tree's edges). */
+static void print_symbols(FILE *f, const struct deps_report *r, int from, int obj)
+{
+	uint32_t n = bind_imports(&r->bs, from, obj);
+
+	fprintf(f, "; %u symbol%s", n, n == 1 ? "" : "s");
+}
+
+static void tree_node(FILE *f, const struct deps_report *r, const char *name, int from, int obj,
+		      int depth, bool *shown)
 {
 	const struct dso *d = r->p.obj[obj];
 
@@ -67,7 +76,9 @@ static void tree_node(FILE *f, const struct deps_report *r, const char *name, in
 		return;
 	}
 	if (shown[obj]) {
-		fprintf(f, "%s (see above)\n", name);
+		fprintf(f, "%s (see above", name);
+		print_symbols(f, r, from, obj);
+		fputs(")\n", f);
 		return;
 	}
 	shown[obj] = true;
@@ -76,11 +87,12 @@ static void tree_node(FILE *f, const struct deps_report *r, const char *name, in
 	else
 		fprintf(f, "%s (", name);
 	print_via(f, r, d);
+	print_symbols(f, r, from, obj);
 	fputs(")\n", f);
 	for (size_t i = 0; i < d->ndeps; i++) {
 		const struct dso_dep *dep = &d->deps[i];
 		if (dep->obj >= 0)
-			tree_node(f, r, dep->name, dep->obj, depth + 1, shown);
+			tree_node(f, r, dep->name, obj, dep->obj, depth + 1, shown);
 		else
 			fprintf(f, "%*s%s (%s)\n", 2 * depth + 2, "", dep->name,
 				dep->how == DEP_SKIPPED ? "skipped: empty token expansion"
@@ -98,11 +110,11 @@ static void print_tree(FILE *f, const struct deps_report *r)
 	for (size_t k = 0; k < p->nchain; k++) {
 		const struct dso *d = p->obj[p->chain[k]];
 		if (d->is_preload)
-			tree_node(f, r, d->name, p->chain[k], 1, shown);
+			tree_node(f, r, d->name, p->main, p->chain[k], 1, shown);
 	}
 	for (size_t i = 0; i < m->ndeps; i++) {
 		if (m->deps[i].obj >= 0)
-			tree_node(f, r, m->deps[i].name, m->deps[i].obj, 1, shown);
+			tree_node(f, r, m->deps[i].name, p->main, m->deps[i].obj, 1, shown);
 		else
 			fprintf(f, "  %s (not found)\n", m->deps[i].name);
 	}
