@@ -45,10 +45,10 @@ enum { M_EXEC, M_VERSION, M_LOAD_END, M_CONSISTENT, M_PREINIT, M_MAIN_END, M_REA
 /*
  * main ends at the first exit call or return from main after la_preinit.
  * When neither was seen (a library called exit(), which the GOT hooks do
- * not cover), the start of _dl_fini stands in: the last LA_ACT_DELETE
- * before the executable is closed.
+ * not cover), the start of _dl_fini stands in: the last LA_ACT_DELETE of
+ * the run (a dlclose during main has its own, earlier).
  */
-static size_t find_milestones(const struct trace *t, const struct trace_run *r, uint64_t m[M_COUNT])
+static size_t find_milestones(const struct trace_run *r, uint64_t m[M_COUNT])
 {
 	size_t consistent_ix = r->nev;
 	uint64_t last_delete = 0;
@@ -75,11 +75,6 @@ static size_t find_milestones(const struct trace *t, const struct trace_run *r, 
 			if (e->u32 == 2 /* LA_ACT_DELETE */)
 				last_delete = e->ts;
 			break;
-		case LDPROF_REC_OBJCLOSE:
-			if (m[M_PREINIT] && !m[M_MAIN_END] && last_delete &&
-			    e->obj != TRACE_NO_OBJ && t->obj[e->obj].role == ROLE_EXECUTABLE)
-				m[M_MAIN_END] = last_delete;
-			break;
 		case LDPROF_REC_PREINIT:
 			if (!m[M_PREINIT])
 				m[M_PREINIT] = e->ts;
@@ -91,6 +86,8 @@ static size_t find_milestones(const struct trace *t, const struct trace_run *r, 
 			break;
 		}
 	}
+	if (m[M_PREINIT] && !m[M_MAIN_END] && last_delete > m[M_PREINIT])
+		m[M_MAIN_END] = last_delete;
 	return consistent_ix;
 }
 
@@ -237,7 +234,7 @@ static double *nan_array(size_t n)
 void analyze_run(const struct trace *t, const struct trace_run *r, struct run_breakdown *bd)
 {
 	uint64_t m[M_COUNT];
-	size_t consistent_ix = find_milestones(t, r, m);
+	size_t consistent_ix = find_milestones(r, m);
 
 	bd->total_us = trace_ticks_to_us(t, r->reap_ts - r->exec_ts);
 	bd->load_us = nan_array(t->nobj);

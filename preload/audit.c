@@ -35,8 +35,17 @@ void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t 
 	 * program shares this MAP_SHARED buffer: from main on, each record
 	 * proves it comes from the launched pid.
 	 */
-	if (shim.in_main && shim_getpid() != shim.shm->pid)
-		return;
+	if (shim.in_main && !shim.pid_confirmed) {
+		if (shim_getpid() != shim.shm->pid)
+			return;
+		/*
+		 * Once this process is exiting, its destructors' records need
+		 * no more system calls: a child forked from here on (by an
+		 * exit handler) is the only case this lets through.
+		 */
+		if (type == LDPROF_REC_EXIT_CALL || type == LDPROF_REC_MAIN_RETURN)
+			shim.pid_confirmed = 1;
+	}
 	i = __atomic_fetch_add(&shim.shm->nrecords, 1, __ATOMIC_RELAXED);
 	if (i >= shim.shm->records_cap) {
 		shim_flag(LDPROF_SHM_F_OVERFLOW);
@@ -281,9 +290,7 @@ SHIM_EXPORT void la_preinit(uintptr_t *cookie)
 	shim.in_main = 1;
 }
 
-SHIM_EXPORT unsigned int la_objclose(uintptr_t *cookie)
-{
-	if (!shim.off)
-		shim_emit(shim_now(), LDPROF_REC_OBJCLOSE, (uint16_t)*cookie, 0, 0, 0);
-	return 0;
-}
+/*
+ * No la_objclose: at exit ld.so would call it once per object, and the
+ * destructor trampolines and LA_ACT_DELETE already tell what it would.
+ */

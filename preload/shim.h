@@ -45,11 +45,12 @@ struct shim_state {
 	const ElfW(auxv_t) * auxv;
 	uint32_t nobj;
 	int setup_done;
-	int off;     /* recording disabled for this process */
-	int in_main; /* la_preinit seen: forks possible, pid checks on */
-	int preload; /* ldprof's preload does the hooks instead */
-	int hooked;  /* hooks installed */
-	int exiting; /* an exit function was called (recursion guard) */
+	int off;	   /* recording disabled for this process */
+	int in_main;	   /* la_preinit seen: forks possible, pid checks on */
+	int pid_confirmed; /* exit or main return seen in the launched process */
+	int preload;	   /* ldprof's preload does the hooks instead */
+	int hooked;	   /* hooks installed */
+	int exiting;	   /* an exit function was called (recursion guard) */
 	void *real[HOOK_COUNT];
 	main_fn real_main;
 	struct obj_state objs[LDPROF_MAX_OBJS];
