@@ -90,7 +90,9 @@ static void memo_start(struct process *p, int oi, struct memo_use *mu)
 	const void **objs;
 
 	memset(mu, 0, sizeof *mu);
-	if (o->symbolic || p->nscope < 1 || !o->nsymrefs)
+	/* Only libraries: each program is relocated once, and one that is not
+	   the environment's own (the fuzzer's input) would not outlive its key. */
+	if (oi == p->main || o->symbolic || p->nscope < 1 || !o->nsymrefs)
 		return;
 	objs = xcalloc(p->nscope, sizeof *objs);
 	for (size_t i = 1; i < p->nscope; i++)
@@ -98,6 +100,8 @@ static void memo_start(struct process *p, int oi, struct memo_use *mu)
 	mu->key = memo_key(o, objs, p->nscope - 1);
 	free(objs);
 	mu->use = memo_find(&p->env->memo, mu->key);
+	if (mu->use && mu->use->n != o->nsymrefs)
+		mu->use = NULL; /* cannot happen for one object; never trust it blindly */
 	if (!mu->use) {
 		mu->build = xmalloc(sizeof *mu->build);
 		mu->build->n = o->nsymrefs;
