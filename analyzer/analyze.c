@@ -117,24 +117,42 @@ static bool loader_maps(enum obj_role role)
 	return role == ROLE_LIBRARY || role == ROLE_SHIM;
 }
 
-/* Load: the gap before each object's la_objopen, for objects ld.so maps. */
-static void attribute_load(const struct trace *t, const struct trace_run *r, size_t consistent_ix,
-			   struct run_breakdown *bd)
+size_t run_consistent_index(const struct trace_run *r)
 {
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].type == LDPROF_REC_ACTIVITY && r->ev[i].u32 == 0)
+			return i;
+	return r->nev;
+}
+
+void run_load_gaps(const struct trace *t, const struct trace_run *r,
+		   void (*fn)(void *arg, uint32_t obj, uint64_t from, uint64_t to), void *arg)
+{
+	size_t consistent = run_consistent_index(r);
 	uint64_t prev = 0;
 
-	for (size_t i = 0; i < consistent_ix && i < r->nev; i++) {
+	for (size_t i = 0; i < consistent; i++) {
 		const struct trace_event *e = &r->ev[i];
 		if (e->type != LDPROF_REC_VERSION && e->type != LDPROF_REC_OBJOPEN &&
 		    e->type != LDPROF_REC_ACTIVITY)
 			continue;
-		if (e->type == LDPROF_REC_OBJOPEN && e->obj != TRACE_NO_OBJ)
-			bd->load_us[e->obj] =
-				loader_maps(t->obj[e->obj].role) && prev && e->ts >= prev
-					? trace_ticks_to_us(t, e->ts - prev)
-					: 0;
+		if (e->type == LDPROF_REC_OBJOPEN && e->obj != TRACE_NO_OBJ && prev &&
+		    e->ts >= prev && loader_maps(t->obj[e->obj].role))
+			fn(arg, e->obj, prev, e->ts);
 		prev = e->ts;
 	}
+}
+
+struct per_object {
+	const struct trace *t;
+	double *out;
+};
+
+static void add_load(void *arg, uint32_t obj, uint64_t from, uint64_t to)
+{
+	struct per_object *p = arg;
+
+	p->out[obj] = trace_ticks_to_us(p->t, to - from);
 }
 
 /* Does every relocated object of the run have the analyzer's counts? */
@@ -195,9 +213,10 @@ struct frame {
 	uint64_t begin, nested;
 };
 
-/* Exclusive time between BEGIN/END pairs, nested ones subtracted. */
-static void attribute_pairs(const struct trace *t, const struct trace_run *r, uint16_t begin,
-			    uint16_t end, double *out)
+void run_pairs(const struct trace_run *r, uint16_t begin, uint16_t end,
+	       void (*fn)(void *arg, const struct trace_event *e, uint64_t begin_ts,
+			  uint64_t nested),
+	       void *arg)
 {
 	struct frame stack[64];
 	size_t depth = 0;
@@ -214,12 +233,20 @@ static void attribute_pairs(const struct trace *t, const struct trace_run *r, ui
 			if (!depth)
 				continue;
 			struct frame f = stack[--depth];
-			uint64_t dur = e->ts >= f.begin ? e->ts - f.begin : 0;
-			out[e->obj] += trace_ticks_to_us(t, dur > f.nested ? dur - f.nested : 0);
+			fn(arg, e, f.begin, f.nested);
 			if (depth)
-				stack[depth - 1].nested += dur;
+				stack[depth - 1].nested += e->ts >= f.begin ? e->ts - f.begin : 0;
 		}
 	}
+}
+
+/* Exclusive time: the pair's duration minus what ran nested inside it. */
+static void add_exclusive(void *arg, const struct trace_event *e, uint64_t begin, uint64_t nested)
+{
+	struct per_object *p = arg;
+	uint64_t dur = e->ts >= begin ? e->ts - begin : 0;
+
+	p->out[e->obj] += trace_ticks_to_us(p->t, dur > nested ? dur - nested : 0);
 }
 
 static double *nan_array(size_t n)
@@ -259,10 +286,12 @@ void analyze_run(const struct trace *t, const struct trace_run *r, struct run_br
 		if (i < consistent_ix)
 			bd->load_us[e->obj] = bd->reloc_us[e->obj] = 0;
 	}
-	attribute_load(t, r, consistent_ix, bd);
+	run_load_gaps(t, r, add_load, &(struct per_object){t, bd->load_us});
 	attribute_reloc(t, r, consistent_ix, bd->phase_us[PH_RELOCATE], bd);
-	attribute_pairs(t, r, LDPROF_REC_INIT_BEGIN, LDPROF_REC_INIT_END, bd->init_us);
-	attribute_pairs(t, r, LDPROF_REC_FINI_BEGIN, LDPROF_REC_FINI_END, bd->fini_us);
+	run_pairs(r, LDPROF_REC_INIT_BEGIN, LDPROF_REC_INIT_END, add_exclusive,
+		  &(struct per_object){t, bd->init_us});
+	run_pairs(r, LDPROF_REC_FINI_BEGIN, LDPROF_REC_FINI_END, add_exclusive,
+		  &(struct per_object){t, bd->fini_us});
 	for (size_t i = 0; i < r->nev; i++) {
 		const struct trace_event *e = &r->ev[i];
 		if (e->type == LDPROF_REC_SYMBIND && e->obj != TRACE_NO_OBJ && e->b >= e->a) {

@@ -31,6 +31,29 @@ struct run_breakdown {
 	double reloc_model_us; /* the model's prediction for the whole phase */
 };
 
+/* Walks over a run's events, shared by the breakdown and the timeline. */
+
+/* The index of the first LA_ACT_CONSISTENT (end of startup), or r->nev. */
+size_t run_consistent_index(const struct trace_run *r);
+
+/*
+ * For each object ld.so mapped during startup: the gap before its
+ * la_objopen (from the previous loader event), in ticks.
+ */
+void run_load_gaps(const struct trace *t, const struct trace_run *r,
+		   void (*fn)(void *arg, uint32_t obj, uint64_t from, uint64_t to), void *arg);
+
+/*
+ * For each matched BEGIN/END pair (constructors or destructors), in the
+ * order they end: the END event, the BEGIN's timestamp, and the ticks spent
+ * in pairs nested inside it. An unmatched BEGIN (its function never
+ * returned) is dropped.
+ */
+void run_pairs(const struct trace_run *r, uint16_t begin, uint16_t end,
+	       void (*fn)(void *arg, const struct trace_event *e, uint64_t begin_ts,
+			  uint64_t nested),
+	       void *arg);
+
 /* bd must be zeroed; arrays are allocated for t->nobj objects. */
 void analyze_run(const struct trace *t, const struct trace_run *r, struct run_breakdown *bd);
 void run_breakdown_free(struct run_breakdown *bd);

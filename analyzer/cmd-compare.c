@@ -43,34 +43,6 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static int parse(int argc, char **argv, struct profile_opts *p, struct out_opts *out)
-{
-	int c, handled;
-
-	profile_opts_defaults(p);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTIONS "o:h", long_opts, NULL)) !=
-	       -1) {
-		if ((handled = profile_option(c, optarg, p, "compare")) ||
-		    (handled = out_option(c, optarg, out, "compare"))) {
-			if (handled < 0)
-				return EXIT_USAGE;
-			continue;
-		}
-		if (c == 'h')
-			return print_usage(find_command("compare"), stdout);
-		if (c == ':')
-			return usage_error("compare", "option '%s' needs a value",
-					   argv[optind - 1]);
-		return usage_error("compare", "unknown option '%s'", argv[optind - 1]);
-	}
-	if (out->format != OUT_TEXT && out->format != OUT_JSON && out->format != OUT_HYPERFINE)
-		return usage_error("compare", "compare writes text, json or hyperfine (each side's "
-					      "plain runs, as hyperfine --export-json)");
-	return -1;
-}
-
 /* Build the two command lines from either form; -1 on a usage error. */
 static int commands_of(int argc, char **argv, struct profile_cmd cmd[2], char **words[2])
 {
@@ -116,10 +88,13 @@ int cmd_compare(int argc, char **argv)
 	struct trace t[2];
 	struct compare c;
 	struct errbuf err;
-	int r = parse(argc, argv, &p, &out);
+	int r = profile_parse(argc, argv, "compare", long_opts, &p, &out);
 
 	if (r >= 0)
 		return r;
+	if (out.format != OUT_TEXT && out.format != OUT_JSON && out.format != OUT_HYPERFINE)
+		return usage_error("compare", "compare writes text, json or hyperfine (each side's "
+					      "plain runs, as hyperfine --export-json)");
 	if (commands_of(argc, argv, cmd, words))
 		return EXIT_USAGE;
 	memset(t, 0, sizeof t);

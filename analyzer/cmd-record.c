@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "machine.h"
+#include "output.h"
 #include "profile.h"
 #include "tracefile.h"
 
@@ -35,40 +36,6 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* Returns -1 to go on, or an exit status. */
-static int parse(int argc, char **argv, struct profile_opts *p, const char **out)
-{
-	int c, handled;
-
-	profile_opts_defaults(p);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTIONS "o:h", long_opts, NULL)) !=
-	       -1) {
-		if ((handled = profile_option(c, optarg, p, "record"))) {
-			if (handled < 0)
-				return EXIT_USAGE;
-			continue;
-		}
-		switch (c) {
-		case 'o':
-			*out = optarg;
-			break;
-		case 'h':
-			return print_usage(find_command("record"), stdout);
-		case ':':
-			return usage_error("record", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return usage_error("record", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (!*out)
-		return usage_error("record", "no trace file given (-o FILE)");
-	if (optind >= argc)
-		return usage_error("record", "no program given");
-	return -1;
-}
-
 static void print_summary(const char *path, const struct trace *t)
 {
 	struct stat st;
@@ -81,13 +48,18 @@ static void print_summary(const char *path, const struct trace *t)
 int cmd_record(int argc, char **argv)
 {
 	struct profile_opts p;
-	const char *path = NULL;
+	struct out_opts out = {0}; /* only -o: the trace file */
 	struct trace t = {0};
 	struct errbuf err;
-	int r = parse(argc, argv, &p, &path);
+	int r = profile_parse(argc, argv, "record", long_opts, &p, &out);
+	const char *path = out.path;
 
 	if (r >= 0)
 		return r;
+	if (!path)
+		return usage_error("record", "no trace file given (-o FILE)");
+	if (optind >= argc)
+		return usage_error("record", "no program given");
 	r = profile_program(&p, argc - optind, argv + optind, &t);
 	if (r == EXIT_OK) {
 		/* Right after the runs, so the identities are of the files that ran. */

@@ -28,36 +28,6 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* Returns -1 to go on, or an exit status. */
-static int parse(int argc, char **argv, struct profile_opts *p, struct out_opts *out)
-{
-	int c, handled;
-
-	profile_opts_defaults(p);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTIONS "o:h", long_opts, NULL)) !=
-	       -1) {
-		if ((handled = profile_option(c, optarg, p, "run")) ||
-		    (handled = out_option(c, optarg, out, "run"))) {
-			if (handled < 0)
-				return EXIT_USAGE;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			return print_usage(find_command("run"), stdout);
-		case ':':
-			return usage_error("run", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return usage_error("run", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return usage_error("run", "no program given");
-	return -1;
-}
-
 int cmd_run(int argc, char **argv)
 {
 	struct profile_opts p;
@@ -65,10 +35,12 @@ int cmd_run(int argc, char **argv)
 	struct trace t = {0};
 	struct report rep;
 	struct errbuf err;
-	int r = parse(argc, argv, &p, &out);
+	int r = profile_parse(argc, argv, "run", long_opts, &p, &out);
 
 	if (r >= 0)
 		return r;
+	if (optind >= argc)
+		return usage_error("run", "no program given");
 	r = profile_program(&p, argc - optind, argv + optind, &t);
 	if (r == EXIT_OK) {
 		report_build(&t, &rep);

@@ -11,7 +11,7 @@
 #include "render.h"
 
 static const char *const format_names[] = {
-	[OUT_TEXT] = "text",     [OUT_JSON] = "json",     [OUT_CSV] = "csv",
+	[OUT_TEXT] = "text",	       [OUT_JSON] = "json",	[OUT_CSV] = "csv",
 	[OUT_HYPERFINE] = "hyperfine", [OUT_CHROME] = "chrome", [OUT_FOLDED] = "folded",
 	[OUT_HTML] = "html",
 };
@@ -26,8 +26,9 @@ int out_option(int c, const char *arg, struct out_opts *o, const char *cmd)
 				return 1;
 			}
 		}
-		usage_error(cmd, "unknown format '%s' (text, json, csv, hyperfine, chrome, folded, "
-				 "html)",
+		usage_error(cmd,
+			    "unknown format '%s' (text, json, csv, hyperfine, chrome, folded, "
+			    "html)",
 			    arg);
 		return -1;
 	case OUT_OPT_JSON:
@@ -51,8 +52,7 @@ int out_option(int c, const char *arg, struct out_opts *o, const char *cmd)
 	}
 }
 
-static int render(FILE *f, const struct out_opts *o, const struct report *rep,
-		  struct errbuf *err)
+static int render(FILE *f, const struct out_opts *o, const struct report *rep, struct errbuf *err)
 {
 	struct text_style st;
 
@@ -84,40 +84,21 @@ static int render(FILE *f, const struct out_opts *o, const struct report *rep,
 	}
 }
 
-/* Write to PATH.XXXXXX next to it, then rename: never a half-written file. */
-static int write_file(const struct out_opts *o, const struct report *rep, struct errbuf *err)
-{
-	char *tmp = xasprintf("%s.XXXXXX", o->path);
-	int fd = mkstemp(tmp), r;
-	FILE *f;
+struct job {
+	const struct out_opts *o;
+	const struct report *rep;
+};
 
-	if (fd < 0) {
-		r = set_err(err, errno, "%s: %s", o->path, strerror(errno));
-		goto out;
-	}
-	if (!(f = fdopen(fd, "w"))) {
-		r = set_err(err, errno, "%s: %s", o->path, strerror(errno));
-		close(fd);
-		goto unlink;
-	}
-	r = render(f, o, rep, err);
-	if (!r && (fflush(f) || ferror(f) || fsync(fileno(f))))
-		r = set_err(err, errno, "%s: write error: %s", o->path, strerror(errno));
-	if (fclose(f) && !r)
-		r = set_err(err, errno, "%s: write error: %s", o->path, strerror(errno));
-	if (!r && rename(tmp, o->path))
-		r = set_err(err, errno, "%s: %s", o->path, strerror(errno));
-unlink:
-	if (r)
-		unlink(tmp);
-out:
-	free(tmp);
-	return r;
+static int render_job(FILE *f, void *arg, struct errbuf *err)
+{
+	const struct job *j = arg;
+
+	return render(f, j->o, j->rep, err);
 }
 
 int out_write(const struct out_opts *o, const struct report *rep, struct errbuf *err)
 {
-	if (o->path && strcmp(o->path, "-"))
-		return write_file(o, rep, err);
-	return render(stdout, o, rep, err);
+	struct job j = {o, rep};
+
+	return write_atomic(o->path, render_job, &j, err);
 }

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "launch.h"
 #include "model.h"
+#include "output.h"
 #include "target.h"
 #include "tsc.h"
 
@@ -55,6 +56,31 @@ int profile_option(int c, const char *arg, struct profile_opts *o, const char *c
 	default:
 		return 0;
 	}
+}
+
+int profile_parse(int argc, char **argv, const char *cmd, const struct option *long_opts,
+		  struct profile_opts *p, struct out_opts *out)
+{
+	int c, handled;
+
+	profile_opts_defaults(p);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTIONS "o:h", long_opts, NULL)) !=
+	       -1) {
+		if ((handled = profile_option(c, optarg, p, cmd)) ||
+		    (handled = out_option(c, optarg, out, cmd))) {
+			if (handled < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (c == 'h')
+			return print_usage(find_command(cmd), stdout);
+		if (c == ':')
+			return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+	}
+	return -1;
 }
 
 /* Resolve every side's program before running anything. */

@@ -60,6 +60,16 @@ void profile_opts_defaults(struct profile_opts *o);
 /* One getopt result: 1 if it was a profiling option, 0 if not, -1 on a usage error. */
 int profile_option(int c, const char *arg, struct profile_opts *o, const char *cmd);
 
+struct out_opts;
+/*
+ * The option loop of a command that runs programs (run, record, compare):
+ * long_opts holds PROFILE_LONG_OPTIONS, its output options and "help";
+ * -o is accepted. Stops at the first operand. Returns -1 to go on, with
+ * optind at it, or an exit status (usage errors printed, -h answered).
+ */
+int profile_parse(int argc, char **argv, const char *cmd, const struct option *long_opts,
+		  struct profile_opts *p, struct out_opts *out);
+
 /*
  * Run argv[0] with its arguments as the options say, into t (which this
  * initialises), with the objects' ELF facts loaded. Returns an exit status:

@@ -45,36 +45,19 @@ static void add_phases(struct timeline *tl, const struct run_breakdown *bd, int6
 	}
 }
 
-static bool loader_maps(enum obj_role role)
-{
-	return role == ROLE_LIBRARY || role == ROLE_SHIM;
-}
+struct walk {
+	struct timeline *tl;
+	const struct trace *t;
+	const struct trace_run *r;
+	enum tl_kind kind;
+};
 
-/* Index of the first LA_ACT_CONSISTENT, or nev. */
-static size_t consistent_index(const struct trace_run *r)
+/* Loading: the gap before each la_objopen of an object ld.so maps. */
+static void add_load(void *arg, uint32_t obj, uint64_t from, uint64_t to)
 {
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].type == LDPROF_REC_ACTIVITY && r->ev[i].u32 == 0)
-			return i;
-	return r->nev;
-}
+	struct walk *w = arg;
 
-/* Loading: the gap before each la_objopen of an object ld.so maps (as analyze.c). */
-static void add_loads(struct timeline *tl, const struct trace *t, const struct trace_run *r,
-		      size_t consistent)
-{
-	uint64_t prev = 0;
-
-	for (size_t i = 0; i < consistent; i++) {
-		const struct trace_event *e = &r->ev[i];
-		if (e->type != LDPROF_REC_VERSION && e->type != LDPROF_REC_OBJOPEN &&
-		    e->type != LDPROF_REC_ACTIVITY)
-			continue;
-		if (e->type == LDPROF_REC_OBJOPEN && e->obj != TRACE_NO_OBJ && prev &&
-		    e->ts >= prev && loader_maps(t->obj[e->obj].role))
-			add(tl, TL_LOAD, e->obj, event_ns(t, r, prev), event_ns(t, r, e->ts));
-		prev = e->ts;
-	}
+	add(w->tl, TL_LOAD, obj, event_ns(w->t, w->r, from), event_ns(w->t, w->r, to));
 }
 
 /*
@@ -99,35 +82,14 @@ static void add_relocs(struct timeline *tl, const struct trace_run *r,
 	}
 }
 
-struct open_pair {
-	uint32_t obj;
-	uint64_t ts;
-};
-
 /* Constructors or destructors: matched BEGIN/END pairs, nested as they ran. */
-static void add_pairs(struct timeline *tl, const struct trace *t, const struct trace_run *r,
-		      uint16_t begin, uint16_t end, enum tl_kind kind)
+static void add_pair(void *arg, const struct trace_event *e, uint64_t begin, uint64_t nested)
 {
-	struct open_pair stack[64];
-	size_t depth = 0;
+	struct walk *w = arg;
 
-	for (size_t i = 0; i < r->nev; i++) {
-		const struct trace_event *e = &r->ev[i];
-		if (e->obj == TRACE_NO_OBJ)
-			continue;
-		if (e->type == begin && depth < ARRAY_SIZE(stack)) {
-			stack[depth++] = (struct open_pair){e->obj, e->ts};
-		} else if (e->type == end) {
-			while (depth && stack[depth - 1].obj != e->obj)
-				depth--; /* a begin whose end never came */
-			if (!depth)
-				continue;
-			depth--;
-			add(tl, kind, e->obj, event_ns(t, r, stack[depth].ts),
-			    event_ns(t, r, e->ts))
-				->funcs = e->u32;
-		}
-	}
+	(void)nested;
+	add(w->tl, w->kind, e->obj, event_ns(w->t, w->r, begin), event_ns(w->t, w->r, e->ts))
+		->funcs = e->u32;
 }
 
 static int by_start(const void *a, const void *b)
@@ -180,13 +142,15 @@ void timeline_build(const struct trace *t, const struct trace_run *r, struct tim
 	add(tl, TL_RUN, TRACE_NO_OBJ, 0, event_ns(t, r, r->reap_ts));
 	tl->valid = bd.valid;
 	if (bd.valid) {
-		size_t consistent = consistent_index(r);
+		size_t consistent = run_consistent_index(r);
 		add_phases(tl, &bd, bound);
-		add_loads(tl, t, r, consistent);
+		run_load_gaps(t, r, add_load, &(struct walk){tl, t, r, TL_LOAD});
 		if (bound[PH_RELOCATE] >= 0)
 			add_relocs(tl, r, &bd, consistent, bound[PH_RELOCATE]);
-		add_pairs(tl, t, r, LDPROF_REC_INIT_BEGIN, LDPROF_REC_INIT_END, TL_INIT);
-		add_pairs(tl, t, r, LDPROF_REC_FINI_BEGIN, LDPROF_REC_FINI_END, TL_FINI);
+		run_pairs(r, LDPROF_REC_INIT_BEGIN, LDPROF_REC_INIT_END, add_pair,
+			  &(struct walk){tl, t, r, TL_INIT});
+		run_pairs(r, LDPROF_REC_FINI_BEGIN, LDPROF_REC_FINI_END, add_pair,
+			  &(struct walk){tl, t, r, TL_FINI});
 	}
 	run_breakdown_free(&bd);
 	nest(tl);
