@@ -99,10 +99,7 @@ static void interval(struct json *j, const char *key, const struct interval *v)
 {
 	json_obj_open(j, key);
 	json_num(j, "median", v->median);
-	json_arr_open(j, "ci95");
-	json_num(j, NULL, v->lo);
-	json_num(j, NULL, v->hi);
-	json_arr_close(j);
+	json_pair(j, "ci95", v->lo, v->hi);
 	json_obj_close(j);
 }
 

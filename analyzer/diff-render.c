@@ -107,10 +107,7 @@ static void pair(struct json *j, const char *key, double lo, double hi)
 		json_null(j, key);
 		return;
 	}
-	json_arr_open(j, key);
-	json_num(j, NULL, lo);
-	json_num(j, NULL, hi);
-	json_arr_close(j);
+	json_pair(j, key, lo, hi);
 }
 
 static void est_fields(struct json *j, const struct diff_est *e)

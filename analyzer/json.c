@@ -140,3 +140,11 @@ void json_null(struct json *j, const char *key)
 	prefix(j, key);
 	fputs("null", j->f);
 }
+
+void json_pair(struct json *j, const char *key, double a, double b)
+{
+	json_arr_open(j, key);
+	json_num(j, NULL, a);
+	json_num(j, NULL, b);
+	json_arr_close(j);
+}

@@ -18,10 +18,7 @@ static void summary_obj(struct json *j, const char *key, const struct summary *s
 	}
 	json_obj_open(j, key);
 	json_num(j, "median", s->median);
-	json_arr_open(j, "ci95");
-	json_num(j, NULL, s->ci_lo);
-	json_num(j, NULL, s->ci_hi);
-	json_arr_close(j);
+	json_pair(j, "ci95", s->ci_lo, s->ci_hi);
 	json_num(j, "min", s->min);
 	json_num(j, "max", s->max);
 	json_num(j, "mad", s->mad);
@@ -41,10 +38,7 @@ static void median_and_ci(struct json *j, const char *key, const struct summary 
 		json_null(j, ci);
 		return;
 	}
-	json_arr_open(j, ci);
-	json_num(j, NULL, s->ci_lo);
-	json_num(j, NULL, s->ci_hi);
-	json_arr_close(j);
+	json_pair(j, ci, s->ci_lo, s->ci_hi);
 }
 
 static void phases(struct json *j, const struct report *rep)
@@ -188,10 +182,7 @@ static void overhead(struct json *j, const struct report *rep)
 {
 	json_num(j, "overhead_us", rep->have_overhead ? rep->overhead_us : NAN);
 	if (rep->have_overhead) {
-		json_arr_open(j, "overhead_us_ci95");
-		json_num(j, NULL, rep->overhead_ci_lo);
-		json_num(j, NULL, rep->overhead_ci_hi);
-		json_arr_close(j);
+		json_pair(j, "overhead_us_ci95", rep->overhead_ci_lo, rep->overhead_ci_hi);
 	} else {
 		json_null(j, "overhead_us_ci95");
 	}
@@ -232,10 +223,7 @@ static void verdict(struct json *j, const struct report *rep)
 	} else {
 		json_obj_open(j, "verdict");
 		json_num(j, "static_link_saved_us", rep->static_saved_us);
-		json_arr_open(j, "ci95");
-		json_num(j, NULL, rep->static_saved_lo);
-		json_num(j, NULL, rep->static_saved_hi);
-		json_arr_close(j);
+		json_pair(j, "ci95", rep->static_saved_lo, rep->static_saved_hi);
 		json_num(j, "pct", rep->static_saved_pct);
 		json_num(j, "kept_ifunc_us", rep->static_kept_us);
 		json_bool(j, "calibrated", rep->t->model.calibrated);
@@ -248,10 +236,7 @@ static void verdict(struct json *j, const struct report *rep)
 		json_str(j, "what", a->what);
 		json_str(j, "why", a->why);
 		json_num(j, "saved_us", a->saved_us);
-		json_arr_open(j, "ci95");
-		json_num(j, NULL, a->saved_lo);
-		json_num(j, NULL, a->saved_hi);
-		json_arr_close(j);
+		json_pair(j, "ci95", a->saved_lo, a->saved_hi);
 		json_obj_close(j);
 	}
 	json_arr_close(j);
