@@ -69,4 +69,6 @@ format:
 clean:
 	rm -rf build build-asan ldprof $(SAMPLES)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# Compiler dependency files only: make bench unpacks a Debian package under
+# $(B)/bench, whose directories (conf-hooks.d, ...) must not be read as makefiles.
+-include $(shell find $(B) -path $(B)/bench/busybox-dyn -prune -o -name '*.d' -type f -print 2>/dev/null)
