@@ -158,17 +158,15 @@ struct pending {
 /* Where one slot should point, or NULL to leave it alone. */
 static void *wrap_slot(void **slot, int id, const char *name, const struct layout *l)
 {
-	void *cur = *slot, *real, *wrapper = wrapper_of(id);
+	void *cur = *slot, *real;
 
-	if (cur == wrapper)
-		return 0; /* the PLT range can also lie inside DT_RELA's */
 	/* A lazy PLT slot still points into the executable, at its stub. */
 	real = (uintptr_t)cur >= l->lo && (uintptr_t)cur < l->hi ? (void *)global_lookup(name)
 								 : cur;
 	if (!real || (shim.real[id] && shim.real[id] != real))
 		return 0; /* one wrapper can only forward to one function */
 	shim.real[id] = real;
-	return wrapper;
+	return wrapper_of(id);
 }
 
 static size_t scan(const struct shim_dynobj *o, const ElfW(Rela) * r, size_t size,
@@ -210,22 +208,40 @@ static void store(const struct pending *p, size_t n, const struct layout *l)
 		shim_syscall3(SHIM_SYS_mprotect, (long)lo, (long)(hi - lo), 1 /* R */);
 }
 
+/* A relocation table from .dynamic, as a run-time range. */
+struct range {
+	const ElfW(Rela) * start;
+	size_t size;
+};
+
+static struct range table(const struct shim_dynobj *o, ElfW(Dyn) * dyn, ElfW(Sxword) tag,
+			  ElfW(Sxword) size_tag)
+{
+	ElfW(Dyn) *d = shim_dyn_find(dyn, tag), *sz = shim_dyn_find(dyn, size_tag);
+
+	if (!d || !sz)
+		return (struct range){0, 0};
+	return (struct range){(const void *)shim_dyn_addr(o->base, d->d_un.d_ptr), sz->d_un.d_val};
+}
+
 void shim_install_hooks(void)
 {
-	struct pending p[16];
+	enum { MAX_SLOTS = 16 };
+	struct pending p[MAX_SLOTS];
 	struct shim_dynobj o;
 	struct layout l;
 	struct link_map *m = shim.main;
-	ElfW(Dyn) * d, *sz;
-	size_t n = 0;
+	size_t n;
 
 	if (!m || shim_dynobj_init(&o, m) || main_layout(&l))
 		return;
-	if ((d = shim_dyn_find(m->l_ld, DT_RELA)) && (sz = shim_dyn_find(m->l_ld, DT_RELASZ)))
-		n = scan(&o, (const void *)shim_dyn_addr(o.base, d->d_un.d_ptr), sz->d_un.d_val, &l,
-			 p, n, 16);
-	if ((d = shim_dyn_find(m->l_ld, DT_JMPREL)) && (sz = shim_dyn_find(m->l_ld, DT_PLTRELSZ)))
-		n = scan(&o, (const void *)shim_dyn_addr(o.base, d->d_un.d_ptr), sz->d_un.d_val, &l,
-			 p, n, 16);
+	struct range rela = table(&o, m->l_ld, DT_RELA, DT_RELASZ);
+	struct range plt = table(&o, m->l_ld, DT_JMPREL, DT_PLTRELSZ);
+	/* Linkers may put the PLT at the end of DT_RELA; ld.so then splits it off. */
+	if (plt.size && plt.size <= rela.size &&
+	    (const char *)rela.start + rela.size == (const char *)plt.start + plt.size)
+		rela.size -= plt.size;
+	n = scan(&o, rela.start, rela.size, &l, p, 0, MAX_SLOTS);
+	n = scan(&o, plt.start, plt.size, &l, p, n, MAX_SLOTS);
 	store(p, n, &l);
 }
