@@ -13,28 +13,6 @@
 
 #define ROUNDS 1000
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_sorted_copy(const double *v, size_t n, double *buf)
-{
-	memcpy(buf, v, n * sizeof *buf);
-	qsort(buf, n, sizeof *buf, cmp_double);
-	return n % 2 ? buf[n / 2] : (buf[n / 2 - 1] + buf[n / 2]) / 2;
-}
-
-static uint64_t next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* The counted plain totals of a trace, in run order. */
 static size_t plain_totals(const struct trace *t, double *out)
 {
@@ -48,10 +26,8 @@ static size_t plain_totals(const struct trace *t, double *out)
 
 static void interval_of(double *d, size_t n, double point, struct interval *out)
 {
-	qsort(d, n, sizeof *d, cmp_double);
 	out->median = point;
-	out->lo = d[(size_t)(0.025 * (double)(n - 1))];
-	out->hi = d[(size_t)(0.975 * (double)(n - 1) + 0.5)];
+	percentile_ci95(d, n, &out->lo, &out->hi);
 }
 
 static void totals(struct compare *c)
@@ -59,7 +35,7 @@ static void totals(struct compare *c)
 	size_t cap = c->t[0]->nrun + c->t[1]->nrun + 1;
 	double *a = xmalloc(cap * sizeof *a), *b = xmalloc(cap * sizeof *b);
 	double *ra = xmalloc(cap * sizeof *ra), *rb = xmalloc(cap * sizeof *rb);
-	double *buf = xmalloc(cap * sizeof *buf), ratio[ROUNDS], diff[ROUNDS];
+	double ratio[ROUNDS], diff[ROUNDS];
 	size_t na = plain_totals(c->t[0], a), nb = plain_totals(c->t[1], b);
 	uint64_t seed = 0x853c49e6748fea9bull;
 
@@ -70,12 +46,12 @@ static void totals(struct compare *c)
 		goto out;
 	for (int r = 0; r < ROUNDS; r++) {
 		for (size_t i = 0; i < c->pairs; i++) {
-			size_t k = next(&seed) % c->pairs;
+			size_t k = bootstrap_rand(&seed) % c->pairs;
 			ra[i] = a[k];
 			rb[i] = b[k];
 		}
-		double ma = median_sorted_copy(ra, c->pairs, buf);
-		double mb = median_sorted_copy(rb, c->pairs, buf);
+		double ma = median_picked(ra, NULL, c->pairs, ra);
+		double mb = median_picked(rb, NULL, c->pairs, rb);
 		ratio[r] = mb / ma;
 		diff[r] = mb - ma;
 	}
@@ -88,7 +64,6 @@ out:
 	free(b);
 	free(ra);
 	free(rb);
-	free(buf);
 }
 
 /* The valid profiled breakdowns of one side. */
@@ -131,7 +106,7 @@ static void phases(struct compare *c)
 	for (int r = 0; r < ROUNDS; r++) {
 		for (int s = 0; s < 2; s++) {
 			for (size_t i = 0; i < n[s]; i++)
-				pick[s][i] = next(&seed) % n[s];
+				pick[s][i] = bootstrap_rand(&seed) % n[s];
 			phase_estimates(bd[s], pick[s], n[s], buf, est[s]);
 		}
 		for (int p = 0; p < PH_COUNT; p++)

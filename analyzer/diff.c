@@ -67,29 +67,6 @@ static void side_free(struct side *s)
 	free(s->totals);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of v[pick[i]] over the values that are not NaN (pick NULL: all). */
-static double median_picked(const double *v, const size_t *pick, size_t n, double *buf)
-{
-	size_t m = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		double x = v[pick ? pick[i] : i];
-		if (!isnan(x))
-			buf[m++] = x;
-	}
-	if (!m)
-		return NAN;
-	qsort(buf, m, sizeof *buf, cmp_double);
-	return m % 2 ? buf[m / 2] : (buf[m / 2 - 1] + buf[m / 2]) / 2;
-}
-
 /* Matching key: the role for the executable and ld.so, else soname or file name. */
 static const char *match_key(const struct trace_object *o)
 {
@@ -166,18 +143,10 @@ struct boot {
 	double **col[2]; /* per library, per side: object_column, or NULL */
 };
 
-static uint64_t next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void pick_runs(size_t *pick, size_t n, uint64_t *seed)
 {
 	for (size_t i = 0; i < n; i++)
-		pick[i] = next(seed) % n;
+		pick[i] = bootstrap_rand(seed) % n;
 }
 
 /* The statistics of one side over the picked runs: pt of the totals, pv of the valid ones. */
@@ -236,11 +205,8 @@ static void estimate(const struct boot *bo, size_t i, double before, double afte
 		if (!isnan(bo->diff[(size_t)r * bo->nstat + i]))
 			v[m++] = bo->diff[(size_t)r * bo->nstat + i];
 	e->lo = e->hi = NAN;
-	if (m && !isnan(e->change)) {
-		qsort(v, m, sizeof *v, cmp_double);
-		e->lo = v[(size_t)(0.025 * (double)(m - 1))];
-		e->hi = v[(size_t)(0.975 * (double)(m - 1) + 0.5)];
-	}
+	if (m && !isnan(e->change))
+		percentile_ci95(v, m, &e->lo, &e->hi);
 	e->significant = !isnan(e->lo) && (e->lo > 0 || e->hi < 0);
 	free(v);
 }

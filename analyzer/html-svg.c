@@ -149,13 +149,6 @@ static size_t totals_of(const struct trace *t, bool profiled, double *out)
 	return n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 #define BINS   40
 #define HIST_H 160
 #define HIST_X 70.0

@@ -120,26 +120,13 @@ static void count_outcomes(const struct trace *t, bool profiled, struct report *
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The median over the picked runs of the time elapsed at milestone k. */
 static double elapsed_median(const struct run_breakdown *bd, const size_t *pick, size_t n, int k,
 			     double *buf)
 {
-	size_t m = 0;
-
 	for (size_t i = 0; i < n; i++)
-		if (!isnan(bd[pick[i]].elapsed_us[k]))
-			buf[m++] = bd[pick[i]].elapsed_us[k];
-	if (!m)
-		return NAN;
-	qsort(buf, m, sizeof *buf, cmp_double);
-	return m % 2 ? buf[m / 2] : (buf[m / 2 - 1] + buf[m / 2]) / 2;
+		buf[i] = bd[pick[i]].elapsed_us[k];
+	return median_picked(buf, NULL, n, buf);
 }
 
 /*
@@ -169,15 +156,6 @@ void phase_estimates(const struct run_breakdown *bd, const size_t *pick, size_t 
 	}
 }
 
-/* A small fixed-seed generator: the report is the same for the same runs. */
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 #define BOOTSTRAP_ROUNDS 400
 
 /* 95% percentile-bootstrap CIs of the phase estimates, over runs. */
@@ -190,7 +168,7 @@ static void phase_cis(const struct run_breakdown *bd, const size_t *valid, size_
 
 	for (int b = 0; b < BOOTSTRAP_ROUNDS; b++) {
 		for (size_t i = 0; i < n; i++)
-			pick[i] = valid[xorshift(&seed) % n];
+			pick[i] = valid[bootstrap_rand(&seed) % n];
 		phase_estimates(bd, pick, n, buf, &est[b * PH_COUNT]);
 	}
 	for (int p = 0; p < PH_COUNT; p++) {
@@ -198,11 +176,8 @@ static void phase_cis(const struct run_breakdown *bd, const size_t *valid, size_
 		for (int b = 0; b < BOOTSTRAP_ROUNDS; b++)
 			if (!isnan(est[b * PH_COUNT + p]))
 				col[m++] = est[b * PH_COUNT + p];
-		if (!m)
-			continue;
-		qsort(col, m, sizeof *col, cmp_double);
-		rep->phase[p].ci_lo = col[(size_t)(0.025 * (double)(m - 1))];
-		rep->phase[p].ci_hi = col[(size_t)(0.975 * (double)(m - 1) + 0.5)];
+		if (m)
+			percentile_ci95(col, m, &rep->phase[p].ci_lo, &rep->phase[p].ci_hi);
 	}
 	free(pick);
 	free(est);
@@ -334,12 +309,6 @@ static void add_notes(const struct trace *t, struct report *rep)
 		note(rep, "interrupted: the report covers the %zu runs completed", rep->runs);
 }
 
-static double median_of(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
  * The overhead's CI: profiled and plain runs alternate, so the i-th of each
  * form a pair that saw the same machine; resampling pairs keeps that.
@@ -365,17 +334,14 @@ static void overhead_ci(const struct trace *t, struct report *rep)
 	size_t n = np < nq ? np : nq;
 	for (int b = 0; n && b < BOOTSTRAP_ROUNDS; b++) {
 		for (size_t i = 0; i < n; i++) {
-			size_t k = xorshift(&seed) % n;
+			size_t k = bootstrap_rand(&seed) % n;
 			rp[i] = p[k];
 			rq[i] = q[k];
 		}
-		d[b] = median_of(rp, n) - median_of(rq, n);
+		d[b] = median_picked(rp, NULL, n, rp) - median_picked(rq, NULL, n, rq);
 	}
-	if (n) {
-		qsort(d, BOOTSTRAP_ROUNDS, sizeof *d, cmp_double);
-		rep->overhead_ci_lo = d[(int)(0.025 * BOOTSTRAP_ROUNDS)];
-		rep->overhead_ci_hi = d[(int)(0.975 * BOOTSTRAP_ROUNDS)];
-	}
+	if (n)
+		percentile_ci95(d, BOOTSTRAP_ROUNDS, &rep->overhead_ci_lo, &rep->overhead_ci_hi);
 	free(p);
 	free(q);
 	free(rp);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
+int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -85,4 +85,34 @@ double ci_relative_halfwidth(const struct summary *s)
 		return INFINITY;
 	w = fmax(s->median - s->ci_lo, s->ci_hi - s->median);
 	return w / s->median;
+}
+
+double median_picked(const double *v, const size_t *pick, size_t n, double *buf)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double x = v[pick ? pick[i] : i];
+		if (!isnan(x))
+			buf[m++] = x;
+	}
+	if (!m)
+		return NAN;
+	qsort(buf, m, sizeof *buf, cmp_double);
+	return median_sorted(buf, m);
+}
+
+void percentile_ci95(double *v, size_t n, double *lo, double *hi)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	*lo = v[(size_t)(0.025 * (double)(n - 1))];
+	*hi = v[(size_t)(0.975 * (double)(n - 1) + 0.5)];
+}
+
+uint64_t bootstrap_rand(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
 }

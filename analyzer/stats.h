@@ -8,6 +8,7 @@
 #define LDPROF_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct summary {
 	size_t n;
@@ -29,5 +30,27 @@ void summarize(double *v, size_t n, struct summary *s);
 
 /* The larger half-width of the CI relative to the median (0.01 = 1%). */
 double ci_relative_halfwidth(const struct summary *s);
+
+/* qsort's comparison for doubles, ascending. */
+int cmp_double(const void *a, const void *b);
+
+/*
+ * The median of the values v[pick[i]] (v[i] when pick is NULL), i < n, that
+ * are not NaN; NAN when there are none. buf holds n doubles of scratch and
+ * may be v itself (with pick NULL): the values are compacted in place.
+ */
+double median_picked(const double *v, const size_t *pick, size_t n, double *buf);
+
+/*
+ * The 95% percentile interval of n > 0 bootstrap replicates (sorted in
+ * place): their 2.5th and 97.5th percentiles.
+ */
+void percentile_ci95(double *v, size_t n, double *lo, double *hi);
+
+/*
+ * The bootstrap's random numbers (xorshift64): a fixed seed, so that the
+ * same runs give the same report. *state must not be 0.
+ */
+uint64_t bootstrap_rand(uint64_t *state);
 
 #endif

@@ -76,11 +76,38 @@ static void test_halfwidth(void)
 	CHECK(isinf(ci_relative_halfwidth(&s)));
 }
 
+/* NaN is skipped, pick chooses, and the scratch may be the input. */
+static void test_median_picked(void)
+{
+	double v[] = {5, NAN, 1, 3, 100}, buf[5];
+	size_t pick[] = {4, 4, 0, 1};
+
+	CHECK_NEAR(median_picked(v, NULL, 5, buf), 4, 1e-12); /* {1, 3, 5, 100} */
+	CHECK_NEAR(median_picked(v, pick, 4, buf), 100, 1e-12);
+	CHECK(v[1] != v[1] && v[4] == 100); /* v untouched */
+	CHECK_NEAR(median_picked(v, NULL, 3, v), 3, 1e-12); /* in place: {5, 1} */
+	CHECK(isnan(median_picked(buf, NULL, 0, buf)));
+}
+
+/* The 2.5th and 97.5th percentiles of 0..400 are 10 and 390. */
+static void test_percentile_ci95(void)
+{
+	double v[401], lo, hi;
+
+	for (int i = 0; i <= 400; i++)
+		v[i] = 400 - i;
+	percentile_ci95(v, 401, &lo, &hi);
+	CHECK_NEAR(lo, 10, 1e-12);
+	CHECK_NEAR(hi, 390, 1e-12);
+}
+
 int main(void)
 {
 	test_ranks();
 	test_summary();
 	test_coverage();
 	test_halfwidth();
+	test_median_picked();
+	test_percentile_ci95();
 	return unit_done("stats_test");
 }
