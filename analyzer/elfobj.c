@@ -196,25 +196,6 @@ static const char *dyn_string(struct elfobj *o, const GElf_Dyn *d)
 	return d ? elfobj_dynstr(o, d->d_un.d_val) : NULL;
 }
 
-static void read_name_lists(struct elfobj *o)
-{
-	o->needed = xcalloc(o->ndyn + 1, sizeof *o->needed);
-	o->filters = xcalloc(o->ndyn + 1, sizeof *o->filters);
-	o->filter_is_aux = xcalloc(o->ndyn + 1, sizeof *o->filter_is_aux);
-	for (size_t i = 0; i < o->ndyn; i++) {
-		int64_t tag = o->dyn[i].d_tag;
-		const char *s = dyn_string(o, &o->dyn[i]);
-		if (!s)
-			continue;
-		if (tag == DT_NEEDED) {
-			o->needed[o->nneeded++] = s;
-		} else if (tag == DT_FILTER || tag == DT_AUXILIARY) {
-			o->filter_is_aux[o->nfilters] = tag == DT_AUXILIARY;
-			o->filters[o->nfilters++] = s;
-		}
-	}
-}
-
 static uint32_t array_entries(struct elfobj *o, int64_t addr_tag, int64_t size_tag)
 {
 	const GElf_Dyn *d = elfobj_dyn(o, size_tag);
@@ -232,7 +213,6 @@ static void read_dynamic_facts(struct elfobj *o)
 	o->runpath = dyn_string(o, elfobj_dyn(o, DT_RUNPATH));
 	/* As ld.so's elf_get_dynamic_info: DT_RUNPATH hides DT_RPATH. */
 	o->rpath = o->runpath ? NULL : dyn_string(o, elfobj_dyn(o, DT_RPATH));
-	read_name_lists(o);
 	if ((d = elfobj_dyn(o, DT_FLAGS)))
 		o->dt_flags = d->d_un.d_val;
 	if ((d = elfobj_dyn(o, DT_FLAGS_1)))
@@ -322,14 +302,13 @@ static int parse(struct elfobj *o, struct errbuf *err)
 	return 0;
 }
 
-static int open_file(struct elfobj *o, struct errbuf *err)
+static int open_file(struct elfobj *o, int fd, struct errbuf *err)
 {
 	unsigned char ident[sizeof(Elf64_Ehdr)];
 	struct stat st;
 	ssize_t n;
 
-	o->fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (o->fd < 0 || fstat(o->fd, &st))
+	if (fd < 0 || fstat(fd, &st))
 		return set_err(err, -errno, "%s: %s", o->path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return set_err(err, -EISDIR, "%s: is a directory", o->path);
@@ -338,27 +317,38 @@ static int open_file(struct elfobj *o, struct errbuf *err)
 	o->size = st.st_size;
 	o->dev = st.st_dev;
 	o->ino = st.st_ino;
-	n = pread(o->fd, ident, sizeof ident, 0);
+	n = pread(fd, ident, sizeof ident, 0);
 	return check_ident(o, ident, n < 0 ? 0 : (size_t)n, err);
 }
 
 int elfobj_open(const char *path, struct elfobj **out, struct errbuf *err)
 {
 	struct elfobj *o = xcalloc(1, sizeof *o);
-	int r;
+	int fd, r;
 
 	o->path = xstrdup(path);
-	if ((r = open_file(o, err)))
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if ((r = open_file(o, fd, err)))
 		goto out;
 	if (libelf_ready())
-		o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
-	if ((r = parse(o, err)))
-		goto out;
+		o->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	r = parse(o, err);
+	/*
+	 * parse() took the whole image (elf_rawfile), so libelf needs the
+	 * descriptor no more: holding one per object ran out of descriptors
+	 * on a run over /usr/lib and /usr/bin.
+	 */
+	if (o->elf)
+		elf_cntl(o->elf, ELF_C_FDDONE);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (r) {
+		elfobj_close(o);
+		return r;
+	}
 	*out = o;
 	return 0;
-out:
-	elfobj_close(o);
-	return r;
 }
 
 int elfobj_open_memory(const char *name, const void *image, size_t size, struct elfobj **out,
@@ -368,8 +358,6 @@ int elfobj_open_memory(const char *name, const void *image, size_t size, struct 
 	int r;
 
 	o->path = xstrdup(name);
-	o->fd = -1;
-	o->in_memory = true;
 	o->size = (off_t)size;
 	if ((r = check_ident(o, image, size, err)))
 		goto out;
@@ -391,14 +379,9 @@ void elfobj_close(struct elfobj *o)
 		return;
 	if (o->elf)
 		elf_end(o->elf);
-	if (o->fd >= 0)
-		close(o->fd);
 	free(o->phdr);
 	free(o->loads);
 	free(o->dyn);
-	free(o->needed);
-	free(o->filters);
-	free(o->filter_is_aux);
 	free(o->versions);
 	free(o->vneeds);
 	free(o->vdefs);

@@ -134,11 +134,9 @@ struct elf_sysv_hash {
 
 struct elfobj {
 	char *path;
-	int fd;
 	off_t size;
 	dev_t dev;
 	ino_t ino;
-	bool in_memory; /* parsed from memory (the vDSO), no file */
 	Elf *elf;
 	const unsigned char *image; /* the whole file, mapped */
 	size_t image_size;
@@ -158,11 +156,6 @@ struct elfobj {
 	const char *dynstr; /* DT_STRTAB..+DT_STRSZ inside the file image */
 	size_t dynstr_size;
 	const char *soname;
-	const char **needed;
-	size_t nneeded;
-	const char **filters; /* DT_FILTER and DT_AUXILIARY names, in order */
-	bool *filter_is_aux;
-	size_t nfilters;
 	const char *rpath, *runpath;
 	uint64_t dt_flags, dt_flags_1;
 	bool bind_now; /* DT_BIND_NOW, DF_BIND_NOW or DF_1_NOW */

@@ -62,6 +62,21 @@ else
 	skip "samples/sh.static is not built"
 fi
 
+# Every object stays parsed for the whole run, but not open: 60 libraries
+# (and what they need) under a limit of 24 descriptors.
+libs=$(for f in /usr/lib/x86_64-linux-gnu/lib*.so.*; do
+	[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = "177ELF" ] && echo "$f"
+done | head -n 60)
+(
+	# shellcheck disable=SC3045 # dash, bash and busybox sh all have -n
+	ulimit -n 24
+	# shellcheck disable=SC2086 # one path per word
+	"$LDPROF" deps --list --jobs 2 $libs >"$TMP/many" 2>"$TMP/many.err"
+)
+expect_eq "60 libraries under ulimit -n 24: exit 0" 0 $?
+check "no descriptor ran out" test ! -s "$TMP/many.err"
+expect_eq "each library is listed" 60 "$(grep -c '^/' "$TMP/many")"
+
 if [ -w /dev/full ]; then
 	"$LDPROF" deps --bindings "$FIX/deps-weak/prog" >/dev/full 2>"$TMP/e"
 	expect_eq "write error: exit 1" 1 $?
