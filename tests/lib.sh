@@ -61,18 +61,24 @@ expect_eq() {
 	fi
 }
 
-# expect_file_eq DESCRIPTION EXPECTED_FILE ACTUAL_FILE (a golden comparison;
-# UPDATE_GOLDEN=1 rewrites EXPECTED_FILE instead)
-expect_file_eq() {
-	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
-		cp "$3" "$2"
-	fi
+# expect_same DESCRIPTION EXPECTED_FILE ACTUAL_FILE: identical files.
+expect_same() {
 	if diff -u "$2" "$3" >"$TMP/diff" 2>&1; then
 		ok "$1"
 	else
 		not_ok "$1"
 		sed 's/^/# /' "$TMP/diff"
 	fi
+}
+
+# expect_golden DESCRIPTION GOLDEN_FILE ACTUAL_FILE: expect_same against a
+# golden file in tests/; UPDATE_GOLDEN=1 rewrites GOLDEN_FILE first. Only
+# for goldens: any other comparison would pass by copying.
+expect_golden() {
+	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+		cp "$3" "$2"
+	fi
+	expect_same "$@"
 }
 
 # within DESCRIPTION VALUE EXPECTED TOLERANCE_FRACTION

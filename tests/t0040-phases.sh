@@ -10,7 +10,7 @@ for prog in "$TOP/samples/sh.dynamic $TOP/samples/foo" "/bin/bash -c exit" \
 	name=$(echo "$prog" | awk '{ n = split($1, p, "/"); print p[n] }')
 	sum=$(json_get "$TMP/j" '["phase_sum_us"]')
 	total=$(json_get "$TMP/j" '["total_us"]["median"]')
-	within "$name: phase medians add up to the total" "$sum" "$total" 0.03
+	within "$name: phase medians add up to the total" "$sum" "$total" 0.001
 	expect_eq "$name: all six phases measured" "exec load relocate init main exit" \
 		"$(json_eval "$TMP/j" "' '.join(p['name'] for p in d['phases'] if p['median_us'] is not None and p['median_us'] > 0)")"
 	expect_eq "$name: in each run the phases add up to the run's total (to 0.1 us)" true \

@@ -8,9 +8,9 @@ out=$FIXTURES/run-output/prog
 direct=$?
 "$LDPROF" -n 1 -w 0 --no-overhead --show-output "$out" a1 b2 >"$TMP/ldprof.out" 2>"$TMP/ldprof.err"
 check "ldprof itself exits 0" test $? -eq 0
-expect_file_eq "stdout is the program's, then the report" "$TMP/direct.out" \
+expect_same "stdout is the program's, then the report" "$TMP/direct.out" \
 	"$(head -n 1 "$TMP/ldprof.out" >"$TMP/first"; echo "$TMP/first")"
-expect_file_eq "stderr is the program's" "$TMP/direct.err" "$TMP/ldprof.err"
+expect_same "stderr is the program's" "$TMP/direct.err" "$TMP/ldprof.err"
 expect_eq "the program exits 3 directly" 3 "$direct"
 "$LDPROF" -n 5 -w 0 --no-overhead "$out" >"$TMP/report" 2>&1
 check "the report says exit status 3" grep -q "exit status 3 in every run" "$TMP/report"
@@ -41,11 +41,11 @@ chk=$FIXTURES/run-checks/prog
 "$chk" >"$TMP/direct" </dev/null
 "$LDPROF" -n 1 -w 0 --show-output --no-overhead "$chk" >"$TMP/ours"
 head -n 4 "$TMP/ours" >"$TMP/ours4"
-expect_file_eq "errno, signals and fds unchanged" "$TMP/direct" "$TMP/ours4"
+expect_same "errno, signals and fds unchanged" "$TMP/direct" "$TMP/ours4"
 check "errno survives the constructor trampolines" grep -q "errno in constructor: 4242, in main: 4242" "$TMP/ours4"
 "$LDPROF" -n 1 -w 0 --show-output --no-overhead --preload "$chk" >"$TMP/ours"
 head -n 4 "$TMP/ours" >"$TMP/ours4"
-expect_file_eq "the same with --preload" "$TMP/direct" "$TMP/ours4"
+expect_same "the same with --preload" "$TMP/direct" "$TMP/ours4"
 # A program ld.so cannot start (its library is gone): said plainly.
 cp "$FIXTURES/model-base/with-rel" "$TMP/nolib"
 "$LDPROF" -n 3 -w 0 --no-overhead "$TMP/nolib" >"$TMP/t" 2>&1

@@ -16,12 +16,13 @@ normalise() {
 "$LDPROF" -n 3 -w 1 "$FIXTURES/run-diamond/prog" >"$TMP/raw" 2>&1
 check "runs" test $? -eq 0
 normalise <"$TMP/raw" >"$TMP/text"
-expect_file_eq "text report (tests/golden/run-diamond.txt)" "$TOP/tests/golden/run-diamond.txt" \
+expect_golden "text report (tests/golden/run-diamond.txt)" "$TOP/tests/golden/run-diamond.txt" \
 	"$TMP/text"
 
 "$LDPROF" -n 3 -w 0 --color=always --no-overhead "$FIXTURES/run-diamond/prog" >"$TMP/color"
 check "--color=always colours" grep -q "$(printf '\033')\[1m" "$TMP/color"
-NO_COLOR=1 "$LDPROF" -n 3 -w 0 --no-overhead "$FIXTURES/run-diamond/prog" >"$TMP/nocolor"
+# NO_COLOR empty counts as unset: only the missing terminal keeps colour off.
+NO_COLOR='' "$LDPROF" -n 3 -w 0 --no-overhead "$FIXTURES/run-diamond/prog" >"$TMP/nocolor"
 check "no colour when not a terminal" sh -c "! grep -q '$(printf '\033')' '$TMP/nocolor'"
 LC_ALL=C "$LDPROF" -n 3 -w 0 --no-overhead "$FIXTURES/run-diamond/prog" >"$TMP/ascii"
 check "ASCII units without UTF-8" grep -q ' us' "$TMP/ascii"

@@ -37,7 +37,9 @@ expect_eq "libraries only one side pays: a, b, d vs ctor, dtor" "liba.so libb.so
 	"$(json_eval "$TMP/j2" "' '.join(sorted(l['soname'] for l in d['only_a'])) + '|' + ' '.join(sorted(l['soname'] for l in d['only_b']))")"
 
 "$LDPROF" compare -n 10 /bin/true /bin/false -- >"$TMP/t" 2>&1
-check "text output names both sides and the ratio" grep -q "B/A" "$TMP/t"
+check "text output names side A" grep -q "^  A .* /bin/true$" "$TMP/t"
+check "text output names side B" grep -q "^  B .* /bin/false$" "$TMP/t"
+check "text output gives the ratio and its CI" grep -Eq "^  B/A  [0-9.]+x  95% CI \[[0-9.]+, [0-9.]+\]$" "$TMP/t"
 "$LDPROF" compare -n 8 --format hyperfine /bin/true /bin/false -- >"$TMP/h" 2>"$TMP/e"
 expect_eq "hyperfine format: both sides' plain runs, 8 each, with their exit codes" "/bin/true 8 0|/bin/false 8 1" \
 	"$(json_eval "$TMP/h" "'|'.join('%s %d %d' % (r['command'], len(r['times']), r['exit_codes'][0]) for r in d['results'])")"

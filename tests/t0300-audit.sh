@@ -63,8 +63,10 @@ check "csv: the columns" grep -q '^path,kind,loader_cost_us,share,' "$TMP/a.csv"
 "$LDPROF" audit --measure --runs 3 --json "$tree/sub" >"$TMP/jm" 2>/dev/null
 expect_eq "--measure runs it and keeps the figures" true \
 	"$(json_eval "$TMP/jm" "d['entries'][0]['measured_total_us'] > d['entries'][0]['measured_loader_us'] > 0")"
-"$LDPROF" audit "$TMP/none" >/dev/null 2>&1
-expect_eq "a missing path is an error entry, not a failure" 0 $?
+"$LDPROF" audit --json "$TMP/none" >"$TMP/jn" 2>/dev/null
+expect_eq "a missing path is not a failure" 0 $?
+expect_eq "a missing path is one error entry, saying why" "error|No such file or directory" \
+	"$(json_eval "$TMP/jn" "'|'.join((d['entries'][0]['kind'], d['entries'][0]['error'])) if [e['path'] for e in d['entries']] == ['$TMP/none'] else 'entries: %r' % d['entries']")"
 "$LDPROF" audit >/dev/null 2>&1
 expect_eq "no path: usage error" 2 $?
 done_testing

@@ -27,7 +27,7 @@ golden() {
 	if [ -n "${LDPROF_GOLDEN_UPDATE:-}" ]; then
 		cp "$TMP/$name" "$GOLDEN/$name"
 	fi
-	expect_file_eq "$desc" "$GOLDEN/$name" "$TMP/$name"
+	expect_golden "$desc" "$GOLDEN/$name" "$TMP/$name"
 }
 
 golden tree-runpath "the tree: who needs whom, found where, cost and facts" \

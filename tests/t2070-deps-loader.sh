@@ -19,7 +19,7 @@ fi
 sed -n '/^Subdirectories of glibc-hwcaps/,/^$/s/^  \([^ ]*\) (supported, searched)$/\1/p' \
 	"$TMP/help" >"$TMP/theirs"
 json_eval "$TMP/j" '"\n".join(d["loader"]["glibc_hwcaps"])' | sed '/^$/d' >"$TMP/ours"
-expect_file_eq "glibc-hwcaps subdirectories as ld.so --help lists them" "$TMP/theirs" "$TMP/ours"
+expect_same "glibc-hwcaps subdirectories as ld.so --help lists them" "$TMP/theirs" "$TMP/ours"
 
 expect_eq "the platform (\$PLATFORM) is ld.so's" \
 	"$(sed -n 's/^  \([^ ]*\) (AT_PLATFORM; supported, searched)$/\1/p' "$TMP/help")" \
@@ -45,7 +45,7 @@ for case in deps-search/prog-runpath:libb.so deps-search/prog-nodeflib:libc.so.6
 	"$LDPROF" deps --json "$prog" >"$TMP/j2"
 	json_eval "$TMP/j2" '"\n".join(t["path"] for o in d["files"][0]["objects"] if o["name"] == "'"$lib"'" and o["missing"] for t in o["tried"])' >"$TMP/ours"
 	check "ld.so really searched for $lib" test -s "$TMP/theirs"
-	expect_file_eq "the paths tried for $lib (${case%%:*}) are ld.so's" "$TMP/theirs" "$TMP/ours"
+	expect_same "the paths tried for $lib (${case%%:*}) are ld.so's" "$TMP/theirs" "$TMP/ours"
 done
 
 # The default cache is /etc/ld.so.cache; without one, the default

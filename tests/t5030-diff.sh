@@ -18,7 +18,7 @@ check "libextra.so is listed as added" grep -q "^  libextra.so .* added$" "$TMP/
 # The layout, with numbers and significance marks normalised (tests/golden/diff-extra-lib.txt).
 sed -E -e "s|$TMP|TMP|g" -e "s|$FIXTURES|FIXTURES|g" -e 's/[-+]?[0-9]+(\.[0-9]+)?/N/g' \
 	-e 's/ \*( |$)/\1/' -e 's/ +/ /g' -e 's/ $//' "$TMP/text" >"$TMP/norm"
-expect_file_eq "diff text (tests/golden/diff-extra-lib.txt)" "$TOP/tests/golden/diff-extra-lib.txt" \
+expect_golden "diff text (tests/golden/diff-extra-lib.txt)" "$TOP/tests/golden/diff-extra-lib.txt" \
 	"$TMP/norm"
 
 "$LDPROF" diff --json "$TMP/before.ldprof" "$TMP/after.ldprof" >"$TMP/j"
