@@ -2,7 +2,7 @@
 # The static-link estimate, checked against real pairs of builds: the sample
 # shell always, bash and zsh when their -static packages are installed. The
 # bench holds it to 25%; this test to 50% on fewer runs, or to CIs that
-# overlap when the machine is too busy to measure the difference well.
+# overlap when the machine is too busy to measure the difference to 50%.
 . "$(dirname "$0")/lib.sh"
 
 # The estimate needs this machine's figures.
