@@ -143,6 +143,10 @@ void json_null(struct json *j, const char *key)
 
 void json_pair(struct json *j, const char *key, double a, double b)
 {
+	if (isnan(a) && isnan(b)) {
+		json_null(j, key); /* an interval nobody estimated */
+		return;
+	}
 	json_arr_open(j, key);
 	json_num(j, NULL, a);
 	json_num(j, NULL, b);

@@ -28,6 +28,6 @@ void json_int(struct json *j, const char *key, long long v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
 /* "key": [a, b], e.g. a confidence interval. */
-void json_pair(struct json *j, const char *key, double a, double b);
+void json_pair(struct json *j, const char *key, double a, double b); /* both NaN -> null */
 
 #endif

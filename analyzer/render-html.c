@@ -266,7 +266,11 @@ static void verdict_section(FILE *f, const struct report *rep)
 	if (rep->have_verdict) {
 		fputs("<p class=\"verdict\">Linking statically would save ", f);
 		saving(f, rep->static_saved_us, rep->static_saved_lo, rep->static_saved_hi);
-		fprintf(f, " per exec (%.1f%% of the start).</p>\n", rep->static_saved_pct);
+		fprintf(f, " per exec (%.1f%% of the start)%s.</p>\n", rep->static_saved_pct,
+			rep->t->model.calibrated
+				? ""
+				: " <span class=\"sub\">[uncalibrated: the reference machine's "
+				  "figures; run <code>ldprof calibrate</code>]</span>");
 	}
 	if (rep->nadvice)
 		fputs("<ol class=\"advice\">\n", f);

@@ -59,6 +59,7 @@ static bool is_libc(const struct trace_object *o)
 	return o->soname && !strncmp(o->soname, "libc.so.", 8);
 }
 
+/* hw: the half-width of the saving's 95% CI, NAN where only the model's point estimate exists. */
 static void add_advice(struct report *rep, double saved, double hw, const char *what,
 		       const char *fmt, ...)
 {
@@ -75,7 +76,7 @@ static void add_advice(struct report *rep, double saved, double hw, const char *
 		a->why = NULL;
 	va_end(ap);
 	a->saved_us = saved;
-	a->saved_lo = fmax(0, saved - hw);
+	a->saved_lo = isnan(hw) ? NAN : fmax(0, saved - hw);
 	a->saved_hi = saved + hw;
 }
 
@@ -169,19 +170,19 @@ static void reloc_advice(const struct trace *t, struct report *rep)
 				olocal++;
 		}
 	}
-	add_advice(rep, lazy, 0, "bind lazily",
+	add_advice(rep, lazy, NAN, "bind lazily",
 		   "%.0f PLT slots in %zu objects are bound at startup (BIND_NOW); lazily, each is "
 		   "bound at its first call instead, if ever",
 		   nplt, olazy);
-	add_advice(rep, relr, 0, "pack relative relocations",
+	add_advice(rep, relr, NAN, "pack relative relocations",
 		   "%.0f relative relocations in %zu objects; -Wl,-z,pack-relative-relocs makes "
 		   "them DT_RELR",
 		   nrel, orelr);
-	add_advice(rep, gnu, 0, "use the GNU hash style",
+	add_advice(rep, gnu, NAN, "use the GNU hash style",
 		   "%zu objects have only DT_HASH, so every lookup passing them walks a hash chain "
 		   "(-Wl,--hash-style=gnu adds a Bloom filter)",
 		   ognu);
-	add_advice(rep, local, 0, "bind internal references at link time",
+	add_advice(rep, local, NAN, "bind internal references at link time",
 		   "%.0f lookups in %zu libraries find a symbol in the library itself; "
 		   "-fvisibility=hidden or -Wl,-Bsymbolic removes them",
 		   nself, olocal);

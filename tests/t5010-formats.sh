@@ -33,6 +33,9 @@ validate "csv: columns and rows" csv "$TMP/out.csv" "$TMP/report.json"
 validate "hyperfine: keys and seconds" hyperfine "$TMP/out.hyperfine" "$TMP/report.json"
 validate "folded: syntax, counts add up to the run" folded "$TMP/out.folded" "$TMP/out.chrome"
 validate "html: self-contained, a bar per library" html "$TMP/out.html" "$TMP/report.json"
+# The tests' default: no calibration file, so the reference machine's figures.
+check "html: the verdict says it is uncalibrated" \
+	grep -q '<p class="verdict">.*\[uncalibrated: ' "$TMP/out.html"
 check "folded: the example's shape" grep -q "^prog;relocate;liba.so [0-9]*$" "$TMP/out.folded"
 check "chrome: the example's slice names" grep -q '"name":"liba.so relocate","cat":"reloc"' \
 	"$TMP/out.chrome"
