@@ -30,7 +30,7 @@ const char usage_deps[] =
 	"      --bind-now          bind PLT slots at startup, as LD_BIND_NOW would\n"
 	"      --ld-so-cache FILE  read FILE instead of /etc/ld.so.cache\n"
 	"      --ld-so-preload FILE  read FILE instead of /etc/ld.so.preload\n"
-	"      --jobs N            analyse N FILEs at a time (default: one per CPU)\n"
+	"      --jobs N            analyse N FILEs at a time (default: one per CPU, at most 8)\n"
 	"  -h, --help              show this help\n"
 	"\n"
 	"The environment (LD_LIBRARY_PATH, LD_PRELOAD) is not consulted: the options\n"

@@ -108,17 +108,6 @@ static void missing(struct json *j, const struct deps_report *r)
 
 static void bindings(struct json *j, const struct deps_report *r)
 {
-	static const struct {
-		uint16_t bit;
-		const char *name;
-	} names[] = {
-		{BIND_CACHED, "cached"},       {BIND_DEFERRED, "lazy"},
-		{BIND_PROTECTED, "protected"}, {BIND_IFUNC, "ifunc"},
-		{BIND_UNIQUE, "unique"},       {BIND_WEAK_UNDEF, "weak-undefined"},
-		{BIND_MISSING, "undefined"},   {BIND_VDSO, "vdso"},
-		{BIND_UNTRACED, "untraced"},   {BIND_LDSO, "ld.so"},
-		{BIND_EARLY, "early-init"},
-	};
 	json_arr_open(j, "bindings");
 	for (size_t i = 0; i < r->bs.n; i++) {
 		const struct binding *b = &r->bs.b[i];
@@ -129,9 +118,9 @@ static void bindings(struct json *j, const struct deps_report *r)
 		json_obj_ref(j, "to", r, b->to);
 		json_str(j, "type", b->type ? reloc_type_name(b->type) : "lookup");
 		json_arr_open(j, "flags");
-		for (size_t k = 0; k < ARRAY_SIZE(names); k++)
-			if (b->flags & names[k].bit)
-				json_str(j, NULL, names[k].name);
+		for (unsigned bit = 0; bit < BIND_NFLAGS; bit++)
+			if (b->flags & 1u << bit)
+				json_str(j, NULL, bind_flag_name(bit));
 		json_arr_close(j);
 		json_obj_close(j);
 	}

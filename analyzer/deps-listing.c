@@ -27,19 +27,11 @@ static void puts_(struct line *l, const char *s)
 
 static void flag_names(struct line *l, uint16_t flags)
 {
-	static const struct {
-		uint16_t bit;
-		const char *name;
-	} names[] = {
-		{BIND_CACHED, ",cached"},	{BIND_DEFERRED, ",lazy"},
-		{BIND_PROTECTED, ",protected"}, {BIND_IFUNC, ",ifunc"},
-		{BIND_UNIQUE, ",unique"},	{BIND_WEAK_UNDEF, ",weak-undefined"},
-		{BIND_MISSING, ",undefined"},	{BIND_UNTRACED, ",untraced"},
-		{BIND_LDSO, ",ld.so"},		{BIND_EARLY, ",early-init"},
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (flags & names[i].bit)
-			puts_(l, names[i].name);
+	for (unsigned bit = 0; bit < BIND_NFLAGS; bit++)
+		if (flags & 1u << bit) {
+			puts_(l, ",");
+			puts_(l, bind_flag_name(bit));
+		}
 }
 
 /*

@@ -371,3 +371,13 @@ uint32_t bind_imports(const struct bindset *bs, int obj, int dep)
 		return 0;
 	return bs->imports[(size_t)obj * bs->nobj + (size_t)dep];
 }
+
+const char *bind_flag_name(unsigned bit)
+{
+	static const char *const names[BIND_NFLAGS] = {
+		"cached",    "lazy", "protected", "ifunc", "unique",	 "weak-undefined",
+		"undefined", "vdso", "untraced",  "ld.so", "early-init",
+	};
+
+	return bit < BIND_NFLAGS ? names[bit] : NULL;
+}

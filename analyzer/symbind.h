@@ -26,7 +26,11 @@ enum {
 	BIND_UNTRACED = 1 << 8,	  /* made at a real start, not under LD_TRACE_LOADED_OBJECTS */
 	BIND_LDSO = 1 << 9,	  /* ld.so's own: its malloc switch or its second relocation */
 	BIND_EARLY = 1 << 10,	  /* a lazy PLT slot libc's early init binds before main */
+	BIND_NFLAGS = 11,
 };
+
+/* The name --bindings and --json give flag 1 << bit ("cached", "lazy", ...). */
+const char *bind_flag_name(unsigned bit);
 
 struct binding {
 	int from, to;	    /* object indices; to is -1 when unresolved */

@@ -62,6 +62,13 @@ else
 	skip "samples/sh.static is not built"
 fi
 
+# The text listing names the same flags as the JSON (one table for both).
+"$LDPROF" deps --bindings /bin/true >"$TMP/bt"
+"$LDPROF" deps --json --bindings /bin/true >"$TMP/bj"
+expect_eq "text and JSON list the same binding flags" \
+	"$(json_eval "$TMP/bj" "' '.join(sorted(set(f for b in d['files'][0]['bindings'] for f in b['flags'])))")" \
+	"$(awk '/^\t/ { print $NF }' "$TMP/bt" | cut -d, -f2- -s | tr ',' '\n' | sort -u | paste -sd' ')"
+
 # Every object stays parsed for the whole run, but not open: 60 libraries
 # (and what they need) under a limit of 24 descriptors.
 libs=$(for f in /usr/lib/x86_64-linux-gnu/lib*.so.*; do
