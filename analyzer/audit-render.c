@@ -172,7 +172,7 @@ static int render_csv_audit(FILE *f, void *arg, struct errbuf *err)
 
 	(void)err;
 	fputs("path,kind,loader_cost_us,share,libraries,missing,relocations,lookups,pages,unused,"
-	      "advice,advice_saved_us,measured_total_us,measured_loader_us,error\n",
+	      "advice,advice_saved_us,measured_total_us,measured_loader_us,error,model\n",
 	      f);
 	for (size_t i = 0; i < a->n; i++) {
 		const struct audit_entry *e = &a->e[i];
@@ -197,7 +197,8 @@ static int render_csv_audit(FILE *f, void *arg, struct errbuf *err)
 			fputc(',', f);
 		fputc(',', f);
 		csv_str(f, e->error);
-		fputc('\n', f);
+		/* Which figures the modelled columns rest on, as the text's summary says. */
+		fprintf(f, ",%s\n", a->model.calibrated ? "calibrated" : "uncalibrated");
 	}
 	return 0;
 }

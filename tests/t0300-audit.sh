@@ -59,6 +59,8 @@ check "text: a relocatable object is not an entry" sh -c "! grep -q 'a.o' '$TMP/
 "$LDPROF" audit --format csv -o "$TMP/a.csv" "$tree" 2>/dev/null
 expect_eq "csv: a header and one row per entry" 9 "$(wc -l <"$TMP/a.csv")"
 check "csv: the columns" grep -q '^path,kind,loader_cost_us,share,' "$TMP/a.csv"
+expect_eq "csv: every row says its figures are the reference machine's" 8 \
+	"$(grep -c ',uncalibrated$' "$TMP/a.csv")"
 
 "$LDPROF" audit --measure --runs 3 --json "$tree/sub" >"$TMP/jm" 2>/dev/null
 expect_eq "--measure runs it and keeps the figures" true \
