@@ -115,7 +115,6 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 	size_t ready = 0;
 	int r = EXIT_OK;
 
-	plan.profiled = !(n == 1 && tg[0].is_static);
 	if (for_compare)
 		plan.plain = plan.adapt_on_plain = true;
 	for (; ready < n; ready++) {

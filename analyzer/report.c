@@ -259,14 +259,6 @@ static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd
 	}
 }
 
-static bool run_has_consistent(const struct trace_run *r)
-{
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].type == LDPROF_REC_ACTIVITY && r->ev[i].u32 == 0)
-			return true;
-	return false;
-}
-
 static void add_notes(const struct trace *t, struct report *rep)
 {
 	size_t missing = 0, overflow = 0, untimed = 0, unfinished = 0;
@@ -276,7 +268,7 @@ static void add_notes(const struct trace *t, struct report *rep)
 		if (!counted(r, true))
 			continue;
 		missing += !r->shim_attached;
-		unfinished += r->shim_attached && !run_has_consistent(r);
+		unfinished += r->shim_attached && run_consistent_index(r) == r->nev;
 		overflow +=
 			(r->shm_flags & (LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW)) != 0;
 	}

@@ -25,7 +25,6 @@ void run_plan_defaults(struct run_plan *p)
 		.max_runs = 1000,
 		.max_seconds = 3.0,
 		.target_rel_ci = 0.01,
-		.profiled = true,
 		.plain = true,
 	};
 }
@@ -123,12 +122,4 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 	sigaction(SIGINT, &old, NULL);
 	*interrupted = got_sigint;
 	return r;
-}
-
-int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t, bool *interrupted,
-		   struct errbuf *err)
-{
-	struct runner_side side = {l, t, p->profiled};
-
-	return runner_execute_multi(&side, 1, p, interrupted, err);
 }

@@ -17,7 +17,6 @@ struct run_plan {
 	unsigned long min_runs, max_runs;
 	double max_seconds;   /* adaptive: stop after about this long */
 	double target_rel_ci; /* adaptive: stop when the CI is within this */
-	bool profiled;	      /* use the shim (false for static programs) */
 	bool plain;	      /* interleave plain runs for the overhead figure */
 	bool adapt_on_plain;  /* adaptive stop on the plain totals (compare) */
 };
@@ -32,16 +31,11 @@ struct runner_side {
 void run_plan_defaults(struct run_plan *p);
 
 /*
- * Execute the plan, appending runs to t. Returns 0, or -errno when a run
- * failed to start (err set). *interrupted is set when SIGINT stopped it.
- */
-int runner_execute(struct launcher *l, const struct run_plan *p, struct trace *t, bool *interrupted,
-		   struct errbuf *err);
-
-/*
- * The same for several programs, interleaved round by round (A B A B ...):
- * each side's profiled run when it has one, then its plain run when the plan
- * asks for plain runs. Stops when every side is precise enough.
+ * Execute the plan for one or several programs, interleaved round by round
+ * (A B A B ...), appending runs to each side's trace: its profiled run when
+ * it has one, then its plain run when the plan asks for plain runs. Stops
+ * when every side is precise enough. Returns 0, or -errno when a run failed
+ * to start (err set). *interrupted is set when SIGINT stopped it.
  */
 int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_plan *p,
 			 bool *interrupted, struct errbuf *err);

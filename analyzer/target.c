@@ -124,7 +124,6 @@ int target_resolve(const char *name, struct target *t, struct errbuf *err)
 		goto out;
 	}
 	if (o->interp) {
-		t->interp = xstrdup(o->interp);
 		if (!is_glibc_loader(o->interp)) {
 			r = set_err(err, ENOTSUP,
 				    "%s: its loader %s is not glibc's ld.so; ldprof needs LD_AUDIT",
@@ -144,6 +143,5 @@ void target_free(struct target *t)
 {
 	free(t->path);
 	free(t->elf_path);
-	free(t->interp);
 	memset(t, 0, sizeof *t);
 }

@@ -13,7 +13,6 @@
 struct target {
 	char *path;	/* the file to execute */
 	char *elf_path; /* the ELF that runs: path, or a script's interpreter */
-	char *interp;	/* its PT_INTERP, or NULL */
 	enum elf_kind kind;
 	bool is_static;
 };

@@ -140,7 +140,6 @@ void timeline_build(const struct trace *t, const struct trace_run *r, struct tim
 
 	analyze_run(t, r, &bd);
 	add(tl, TL_RUN, TRACE_NO_OBJ, 0, event_ns(t, r, r->reap_ts));
-	tl->valid = bd.valid;
 	if (bd.valid) {
 		size_t consistent = run_consistent_index(r);
 		add_phases(tl, &bd, bound);

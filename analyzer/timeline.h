@@ -30,7 +30,6 @@ struct tl_slice {
 struct timeline {
 	struct tl_slice *s; /* by start, parents before their children */
 	size_t n, cap;
-	bool valid; /* the run had the shim's milestones: phases and objects are known */
 };
 
 /* Lay out run r of t; tl must be zeroed. */
