@@ -53,7 +53,6 @@ struct found {
 };
 
 static struct found *walk_state;
-static bool walk_follow;
 
 static void add_error(struct audit *a, const char *path, const char *why)
 {
@@ -127,7 +126,6 @@ static void find_files(const struct audit_opts *o, struct audit *a, struct found
 	memset(f, 0, sizeof *f);
 	f->a = a;
 	walk_state = f;
-	walk_follow = o->follow;
 	for (size_t i = 0; i < o->npaths && !stop; i++) {
 		struct stat st;
 		if (lstat(o->paths[i], &st)) {

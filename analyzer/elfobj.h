@@ -82,7 +82,6 @@ struct elf_version {
 	uint16_t namelen; /* strlen(name), capped at 65535 */
 	bool hidden;	  /* the index carries 0x8000 (vna_other / vd_ndx) */
 	bool weak;	  /* VER_FLG_WEAK on a verneed entry */
-	bool defined;	  /* from DT_VERDEF */
 	bool base;	  /* VER_FLG_BASE: the object's own name */
 };
 

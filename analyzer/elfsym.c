@@ -331,10 +331,8 @@ static int read_verdef(struct elfobj *o, struct errbuf *err)
 		/* As ld.so: the base version (the object's own name) is not
 		   available for matching a versioned symbol. */
 		if (!base)
-			o->versions[ndx] = (struct elf_version){.hash = vd->vd_hash,
-								.name = name,
-								.namelen = name_length(name),
-								.defined = true};
+			o->versions[ndx] = (struct elf_version){
+				.hash = vd->vd_hash, .name = name, .namelen = name_length(name)};
 		else
 			o->versions[ndx].base = true;
 		if (!vd->vd_next)

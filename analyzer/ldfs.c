@@ -267,8 +267,6 @@ struct elfobj *ldfs_object(struct ldfs *fs, const char *path, const struct probe
 		o = xcalloc(1, sizeof *o);
 		if (elfobj_open(path, &o->obj, &err))
 			o->error = xstrdup(err.msg);
-		else
-			fs->nparsed++;
 		strmap_put(&fs->objects, key, o);
 	}
 	pthread_mutex_unlock(&fs->lock);

@@ -39,7 +39,6 @@ struct ldfs {
 	struct strmap dirs;    /* path -> stat outcome (ldfs_is_dir) */
 	struct strmap objects; /* "dev:ino" -> struct fsobj */
 	unsigned osversion;    /* the kernel's version as ld.so reads it */
-	size_t nparsed;	       /* objects parsed (for statistics) */
 };
 
 void ldfs_init(struct ldfs *fs);

@@ -227,10 +227,8 @@ static bool search_dir(struct dirstate *ds, struct ldfs *fs, struct spath *sp, s
 	*any |= here_any;
 	/* ld.so abandons the list when a file exists but opening it failed
 	   for another reason than "no such file" or "permission denied". */
-	if (here_any && last_errno != ENOENT && last_errno != EACCES) {
-		res->stop = true;
+	if (here_any && last_errno != ENOENT && last_errno != EACCES)
 		return true;
-	}
 	return false;
 }
 

@@ -73,7 +73,6 @@ struct search_result {
 	const struct sdir *dir; /* where, and which subdirectory */
 	size_t subdir;
 	bool other_class; /* a candidate was an ELF of the other class */
-	bool stop;	  /* ld.so gives up on this list (an unusual errno) */
 	char *fatal;	  /* a candidate made ld.so stop loading */
 };
 

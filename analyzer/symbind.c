@@ -276,7 +276,6 @@ static void relocate(struct process *p, struct unique_table *u, struct bindset *
 			/* _dl_fixup: a lookup at startup that bypasses the cache */
 			struct lookup_cache none = {0};
 			bind_ref(p, u, bs, oi, i, false, &none, extra | BIND_EARLY, &mu);
-			bs->obj[oi].early_lookups++;
 			continue;
 		}
 		bind_ref(p, u, bs, oi, i, deferred, &cache, extra, &mu);

@@ -47,9 +47,8 @@ struct obj_binding {
 	struct lookup_work deferred; /* lazy PLT slots, when first called */
 	uint64_t ifunc_calls;	     /* IRELATIVE and IFUNC-bound relocations */
 	uint64_t missing, weak_undef;
-	uint64_t early_lookups; /* lazy slots bound during startup (BIND_EARLY) */
-	bool lazy;		/* its PLT is bound lazily */
-	bool relocated;		/* false for ld.so (self-relocated) and missing objects */
+	bool lazy;	/* its PLT is bound lazily */
+	bool relocated; /* false for ld.so (self-relocated) and missing objects */
 };
 
 /* A version requirement ld.so's check (dl-version.c) fails or warns about. */
@@ -68,7 +67,6 @@ struct bindset {
 	struct version_problem *vp;
 	size_t nvp, capvp;
 	struct lookup_work total;
-	uint64_t total_cached;
 };
 
 struct bind_options {

@@ -103,8 +103,8 @@ static uint32_t scan_object(struct lookup_req *req, const struct elfobj *o, int 
 	return sc.num_versions == 1 ? sc.versioned_idx : UINT32_MAX;
 }
 
-static void unique(struct process *p, struct unique_table *u, const struct lookup_req *req, int obj,
-		   uint32_t sym, int tclass, struct sym_val *res)
+static void unique(struct unique_table *u, const struct lookup_req *req, int obj, uint32_t sym,
+		   int tclass, struct sym_val *res)
 {
 	struct sym_val *e = strmap_get(&u->map, req->name);
 
@@ -119,7 +119,6 @@ static void unique(struct process *p, struct unique_table *u, const struct looku
 	*e = (tclass & RTYPE_CLASS_COPY) ? (struct sym_val){req->undef, req->ref_idx}
 					 : (struct sym_val){obj, sym};
 	strmap_put(&u->map, req->name, e);
-	(void)p;
 }
 
 /* do_lookup_x over list[0..n): returns true with *res when found. */
@@ -147,7 +146,7 @@ static bool lookup_list(struct process *p, struct unique_table *u, const int *li
 			res->val = (struct sym_val){list[k], i};
 			return true;
 		case STB_GNU_UNIQUE:
-			unique(p, u, req, list[k], i, tclass, &res->val);
+			unique(u, req, list[k], i, tclass, &res->val);
 			res->unique = true;
 			return true;
 		default:
