@@ -154,17 +154,6 @@ static int render_json_audit(FILE *f, void *arg, struct errbuf *err)
 }
 
 /* RFC 4180: quote every text field, double the quotes inside. */
-static void csv_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static int render_csv_audit(FILE *f, void *arg, struct errbuf *err)
 {
 	const struct audit *a = ((const struct job *)arg)->a;
@@ -176,7 +165,7 @@ static int render_csv_audit(FILE *f, void *arg, struct errbuf *err)
 	      f);
 	for (size_t i = 0; i < a->n; i++) {
 		const struct audit_entry *e = &a->e[i];
-		csv_str(f, e->path);
+		csv_field(f, e->path);
 		fprintf(f, ",%s,", kinds[e->kind]);
 		if (e->kind == AK_DYNAMIC)
 			fprintf(f, "%.1f,%.4f,%u,%u,%.0f,%.0f,%.0f", e->cost_us, e->share, e->libs,
@@ -184,9 +173,9 @@ static int render_csv_audit(FILE *f, void *arg, struct errbuf *err)
 		else
 			fputs(",,,,,,", f);
 		fputc(',', f);
-		csv_str(f, e->unused);
+		csv_field(f, e->unused);
 		fputc(',', f);
-		csv_str(f, e->advice);
+		csv_field(f, e->advice);
 		fprintf(f, ",");
 		if (e->advice)
 			fprintf(f, "%.1f", e->advice_us);
@@ -196,7 +185,7 @@ static int render_csv_audit(FILE *f, void *arg, struct errbuf *err)
 		else
 			fputc(',', f);
 		fputc(',', f);
-		csv_str(f, e->error);
+		csv_field(f, e->error);
 		/* Which figures the modelled columns rest on, as the text's summary says. */
 		fprintf(f, ",%s\n", a->model.calibrated ? "calibrated" : "uncalibrated");
 	}

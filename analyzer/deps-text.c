@@ -8,16 +8,9 @@
 
 #include "deps-report.h"
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
 static const char *short_name(const struct dso *d)
 {
-	return d->faked ? d->name : base_name(dso_display(d));
+	return d->faked ? d->name : path_basename(dso_display(d));
 }
 
 /* "ld.so.cache", "RUNPATH of /x/liba.so, glibc-hwcaps/x86-64-v3/", ... */

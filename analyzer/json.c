@@ -15,7 +15,7 @@ void json_end(struct json *j)
 	fputc('\n', j->f);
 }
 
-static void put_string(FILE *f, const char *s)
+void json_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -57,7 +57,7 @@ static void prefix(struct json *j, const char *key)
 	}
 	j->first[j->depth] = false;
 	if (key) {
-		put_string(j->f, key);
+		json_put_string(j->f, key);
 		fputs(": ", j->f);
 	}
 }
@@ -109,7 +109,7 @@ void json_str(struct json *j, const char *key, const char *s)
 {
 	prefix(j, key);
 	if (s)
-		put_string(j->f, s);
+		json_put_string(j->f, s);
 	else
 		fputs("null", j->f);
 }

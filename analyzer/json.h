@@ -27,6 +27,8 @@ void json_num(struct json *j, const char *key, double v);      /* NaN -> null */
 void json_int(struct json *j, const char *key, long long v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
+/* A JSON string literal, escaped, for writers that do not use struct json. */
+void json_put_string(FILE *f, const char *s);
 /* "key": [a, b], e.g. a confidence interval. */
 void json_pair(struct json *j, const char *key, double a, double b); /* both NaN -> null */
 

@@ -102,3 +102,20 @@ int out_write(const struct out_opts *o, const struct report *rep, struct errbuf 
 
 	return write_atomic(o->path, render_job, &j, err);
 }
+
+void csv_field(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}

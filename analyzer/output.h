@@ -24,7 +24,7 @@ struct out_opts {
 	enum out_format format;
 	const char *path;  /* -o FILE; NULL for stdout */
 	const char *color; /* auto, always, never */
-	bool all_runs;     /* chrome: every run, not only the median one */
+	bool all_runs;	   /* chrome: every run, not only the median one */
 };
 
 /* The long options every reporting command accepts, and their help text. */
@@ -45,8 +45,8 @@ enum {
 #define OUT_USAGE                                                                                  \
 	"      --format FMT    text (default), json, csv, hyperfine, chrome, folded or html\n"     \
 	"      --json          the same as --format json\n"                                        \
-	"  -o, --output FILE   write there (atomically) instead of to standard output\n"          \
-	"      --all-runs      chrome and folded: every run, not only the median one\n"                       \
+	"  -o, --output FILE   write there (atomically) instead of to standard output\n"           \
+	"      --all-runs      chrome and folded: every run, not only the median one\n"            \
 	"      --color WHEN    auto, always or never (default auto; NO_COLOR is honoured)\n"
 
 /*
@@ -57,5 +57,8 @@ int out_option(int c, const char *arg, struct out_opts *o, const char *cmd);
 
 /* Render rep; -o files are written to a temporary name and renamed. */
 int out_write(const struct out_opts *o, const struct report *rep, struct errbuf *err);
+
+/* One CSV field (RFC 4180): quoted when it holds a comma, quote or newline; NULL is empty. */
+void csv_field(FILE *f, const char *s);
 
 #endif

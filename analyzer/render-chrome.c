@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "json.h"
 #include "render.h"
 #include "timeline.h"
 #include "version.h"

@@ -8,22 +8,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "output.h"
 #include "render.h"
-
-static void field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void num(FILE *f, double v)
 {
@@ -45,7 +31,7 @@ static void row_start(FILE *f, size_t n, const struct trace_run *r, const char *
 		fprintf(f, "SIG%s", abbrev ? abbrev : "?");
 	}
 	fprintf(f, ",%s,", kind);
-	field(f, name);
+	csv_field(f, name);
 	fprintf(f, ",%s", role);
 }
 

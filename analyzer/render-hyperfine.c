@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "json.h"
 #include "render.h"
 #include "timeline.h"
 

@@ -213,28 +213,7 @@ const char *tl_kind_name(enum tl_kind k)
 	return names[k];
 }
 
-const char *path_basename(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 const char *object_label(const struct trace_object *o)
 {
 	return o->soname && *o->soname ? o->soname : path_basename(o->path);
-}
-
-void json_put_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
 }

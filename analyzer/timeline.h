@@ -52,8 +52,5 @@ bool run_counted(const struct report *rep, size_t i);
 const char *tl_kind_name(enum tl_kind k); /* "run", "phase", "load", "reloc", "init", "fini" */
 /* An object's short name: its soname, else its file name. */
 const char *object_label(const struct trace_object *o);
-const char *path_basename(const char *path);
-/* A JSON string literal, escaped. */
-void json_put_string(FILE *f, const char *s);
 
 #endif

@@ -71,7 +71,8 @@ void trace_load_facts(struct trace *t)
 {
 	for (size_t i = 0; i < t->nobj; i++) {
 		struct trace_object *o = &t->obj[i];
-		const char *path = o->role == ROLE_EXECUTABLE && t->elf_path ? t->elf_path : o->path;
+		const char *path =
+			o->role == ROLE_EXECUTABLE && t->elf_path ? t->elf_path : o->path;
 		struct elfobj *e;
 		struct errbuf err;
 

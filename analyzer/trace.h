@@ -26,7 +26,7 @@ enum obj_role {
 struct trace_object {
 	char *path; /* as ld.so named it; the program's path for the executable */
 	enum obj_role role;
-	bool dlopened;     /* opened after startup (dlopen) */
+	bool dlopened;	   /* opened after startup (dlopen) */
 	bool untimed_seen; /* a run could not trampoline its constructors */
 	/* From the ELF file (elfobj), when it could be read. */
 	bool have_facts;
@@ -78,12 +78,12 @@ struct trace_run {
 struct trace {
 	char **argv; /* the command as given */
 	int argc;
-	char *program; /* the file executed */
+	char *program;	/* the file executed */
 	char *elf_path; /* the ELF that runs: the program, or a script's interpreter */
 	enum elf_kind kind;
 	bool is_static;
 	double tsc_hz;
-	bool interrupted; /* SIGINT ended the runs early */
+	bool interrupted;	  /* SIGINT ended the runs early */
 	struct trace_object *obj; /* in order of first appearance */
 	size_t nobj, capobj;
 	struct trace_run *run;
@@ -95,9 +95,9 @@ struct trace {
 	} machine;
 	char **env; /* the variables that change ld.so's work: LD_*=..., GLIBC_TUNABLES */
 	size_t nenv;
-	char *cwd;             /* relative paths are relative to it */
-	int64_t recorded_at;   /* Unix time in seconds; 0 when unknown */
-	char *ldprof_version;  /* of the ldprof that recorded the trace */
+	char *cwd;		  /* relative paths are relative to it */
+	int64_t recorded_at;	  /* Unix time in seconds; 0 when unknown */
+	char *ldprof_version;	  /* of the ldprof that recorded the trace */
 	struct model_coefs model; /* the calibration the report uses */
 };
 

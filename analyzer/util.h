@@ -15,6 +15,8 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* The last component of path ("a/b" -> "b"), or path itself when it ends in '/'. */
+const char *path_basename(const char *path);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grow *arr (of *cap elements of size elem) so that index need is valid. */
