@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -229,60 +228,23 @@ int tracefile_decode(const void *data, size_t n, struct trace *t, struct tracefi
 	return r;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+static int write_encoded(FILE *f, void *arg, struct errbuf *err)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
+	const struct bbuf *b = arg;
+
+	(void)err;
+	fwrite(b->p, 1, b->len, f); /* write_atomic checks ferror */
 	return 0;
-}
-
-/* After the rename: make the new directory entry durable too (best effort). */
-static void sync_dir(const char *path)
-{
-	char *copy = xstrdup(path);
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(copy);
 }
 
 int tracefile_write(const char *path, const struct trace *t, struct errbuf *err)
 {
 	struct bbuf b = {0};
-	char *tmp = xasprintf("%s.XXXXXX", path);
-	int fd = mkstemp(tmp), r = 0;
-	mode_t mask = umask(0);
+	int r;
 
-	umask(mask);
-	if (fd < 0) {
-		r = set_err(err, errno, "%s: %s", path, strerror(errno));
-		goto out;
-	}
 	tracefile_encode(t, &b);
-	if ((r = write_all(fd, b.p, b.len)) || fsync(fd) || fchmod(fd, 0666 & ~mask))
-		r = set_err(err, r ? -r : errno, "%s: write error: %s", path,
-			    strerror(r ? -r : errno));
-	if (close(fd) && !r)
-		r = set_err(err, errno, "%s: write error: %s", path, strerror(errno));
-	if (!r && rename(tmp, path))
-		r = set_err(err, errno, "%s: %s", path, strerror(errno));
-	if (r)
-		unlink(tmp);
-	else
-		sync_dir(path);
-out:
+	r = write_atomic(path, write_encoded, &b, err);
 	bb_free(&b);
-	free(tmp);
 	return r;
 }
 

@@ -56,8 +56,9 @@ uint64_t mono_ns(void);
 
 /*
  * Write a file through fn without ever leaving it half-written: to a
- * temporary name in the same directory, flushed and synced, then renamed.
- * A NULL or "-" path writes to stdout instead.
+ * temporary name in the same directory, flushed and synced, then renamed,
+ * with the mode a new file would get (0666 less the umask). A NULL or "-"
+ * path writes to stdout instead, flushed and checked for errors.
  */
 int write_atomic(const char *path, int (*fn)(FILE *f, void *arg, struct errbuf *err), void *arg,
 		 struct errbuf *err);

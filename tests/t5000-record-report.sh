@@ -18,6 +18,14 @@ check "record prints nothing on stdout" test ! -s "$TMP/out"
 check "record says what it wrote" grep -q "wrote [0-9]* runs of .*run-diamond/prog to $TMP/d.ldprof" "$TMP/err"
 expect_eq "the file starts with the magic" LDPROFTR "$(head -c 8 "$TMP/d.ldprof")"
 expect_eq "no temporary file is left" "d.ldprof" "$(cd "$TMP" && ls -- d.ldprof*)"
+# Written through a temporary file, but with the mode a new file gets.
+(
+	umask 027
+	"$LDPROF" record -n 2 -w 0 -o "$TMP/m.ldprof" /bin/true 2>/dev/null
+	"$LDPROF" report --json -o "$TMP/m.json" "$TMP/m.ldprof"
+)
+expect_eq "the trace and an -o report follow the umask (027: 640)" "640 640" \
+	"$(stat -c %a "$TMP/m.ldprof") $(stat -c %a "$TMP/m.json")"
 
 # --- report: the same text report as run (t0070's golden file; the order of
 # the recommendations follows measured savings, so lines are compared sorted) ---
