@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "machine.h"
 #include "model.h"
 #include "nnls.h"
 
@@ -310,19 +311,12 @@ static void fit(struct calib_result *res)
 
 static void describe_machine(struct model_coefs *m)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512], cpu[200] = "unknown CPU";
+	char *cpu = cpu_model();
 	time_t now = time(NULL);
 
-	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-			snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') + 2);
-			cpu[strcspn(cpu, "\n")] = '\0';
-			break;
-		}
-	if (f)
-		fclose(f);
-	snprintf(m->machine, sizeof m->machine, "%s, %ld CPUs", cpu, sysconf(_SC_NPROCESSORS_ONLN));
+	snprintf(m->machine, sizeof m->machine, "%s, %ld CPUs", cpu ? cpu : "unknown CPU",
+		 sysconf(_SC_NPROCESSORS_ONLN));
+	free(cpu);
 	strftime(m->created, sizeof m->created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 }
 

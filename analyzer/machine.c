@@ -14,8 +14,7 @@
 
 #include "version.h"
 
-/* The value of /proc/cpuinfo's first "model name" line. */
-static char *cpu_model(void)
+char *cpu_model(void)
 {
 	FILE *f = fopen("/proc/cpuinfo", "re");
 	char line[512], *model = NULL;

@@ -13,6 +13,9 @@
 #include "trace.h"
 #include "util.h"
 
+/* The value of /proc/cpuinfo's first "model name" line (allocated), or NULL. */
+char *cpu_model(void);
+
 /* Fill t's machine, env, cwd, recorded_at and ldprof_version from here and now. */
 void trace_record_context(struct trace *t, char **environ_);
 
