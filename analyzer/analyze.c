@@ -263,7 +263,6 @@ void analyze_run(const struct trace *t, const struct trace_run *r, struct run_br
 	uint64_t m[M_COUNT];
 	size_t consistent_ix = find_milestones(r, m);
 
-	bd->total_us = trace_ticks_to_us(t, r->reap_ts - r->exec_ts);
 	bd->load_us = nan_array(t->nobj);
 	bd->reloc_us = nan_array(t->nobj);
 	bd->init_us = nan_array(t->nobj);

@@ -20,7 +20,6 @@ const char *phase_help(enum phase p);
 /* One profiled run, in microseconds; NAN where the run did not tell. */
 struct run_breakdown {
 	bool valid; /* the shim recorded the loader's milestones */
-	double total_us;
 	double phase_us[PH_COUNT];
 	double elapsed_us[PH_COUNT +
 			  1]; /* from exec to the start of each phase; [PH_COUNT]: the end */

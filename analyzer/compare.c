@@ -13,17 +13,6 @@
 
 #define ROUNDS 1000
 
-/* The counted plain totals of a trace, in run order. */
-static size_t plain_totals(const struct trace *t, double *out)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->nrun; i++)
-		if (!t->run[i].warmup && !t->run[i].profiled)
-			out[n++] = trace_ticks_to_us(t, t->run[i].reap_ts - t->run[i].exec_ts);
-	return n;
-}
-
 static void interval_of(double *d, size_t n, double point, struct interval *out)
 {
 	out->median = point;
@@ -36,7 +25,8 @@ static void totals(struct compare *c)
 	double *a = xmalloc(cap * sizeof *a), *b = xmalloc(cap * sizeof *b);
 	double *ra = xmalloc(cap * sizeof *ra), *rb = xmalloc(cap * sizeof *rb);
 	double ratio[ROUNDS], diff[ROUNDS];
-	size_t na = plain_totals(c->t[0], a), nb = plain_totals(c->t[1], b);
+	size_t na = trace_counted_totals(c->t[0], false, a),
+	       nb = trace_counted_totals(c->t[1], false, b);
 	uint64_t seed = 0x853c49e6748fea9bull;
 
 	c->pairs = na < nb ? na : nb;
@@ -73,7 +63,7 @@ static size_t breakdowns(const struct trace *t, struct run_breakdown **out)
 
 	*out = xcalloc(t->nrun + 1, sizeof **out);
 	for (size_t i = 0; i < t->nrun; i++) {
-		if (t->run[i].warmup || !t->run[i].profiled)
+		if (!trace_run_counted(&t->run[i], true))
 			continue;
 		analyze_run(t, &t->run[i], &(*out)[n]);
 		if ((*out)[n].valid)

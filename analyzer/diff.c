@@ -48,7 +48,7 @@ static void side_init(const struct report *rep, struct side *s)
 		const struct trace_run *r = &t->run[i];
 		if (!run_counted(rep, i))
 			continue;
-		s->totals[s->ntotals++] = trace_ticks_to_us(t, r->reap_ts - r->exec_ts);
+		s->totals[s->ntotals++] = trace_run_us(t, r);
 		if (!r->profiled)
 			continue;
 		analyze_run(t, r, &s->bd[s->nbd]);

@@ -138,17 +138,6 @@ void html_timeline_svg(FILE *f, const struct report *rep)
 	timeline_free(&tl);
 }
 
-/* Totals in microseconds of the counted runs of one kind. */
-static size_t totals_of(const struct trace *t, bool profiled, double *out)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->nrun; i++)
-		if (!t->run[i].warmup && t->run[i].profiled == profiled)
-			out[n++] = trace_ticks_to_us(t, t->run[i].reap_ts - t->run[i].exec_ts);
-	return n;
-}
-
 #define BINS   40
 #define HIST_H 160
 #define HIST_X 70.0
@@ -215,7 +204,8 @@ void html_distribution_svg(FILE *f, const struct report *rep)
 	const struct trace *t = rep->t;
 	double *a = xmalloc((t->nrun + 1) * sizeof *a), *b = xmalloc((t->nrun + 1) * sizeof *b);
 	double *all = xmalloc((2 * t->nrun + 1) * sizeof *all);
-	size_t na = totals_of(t, rep->profiled, a), nb = rep->profiled ? totals_of(t, false, b) : 0;
+	size_t na = trace_counted_totals(t, rep->profiled, a),
+	       nb = rep->profiled ? trace_counted_totals(t, false, b) : 0;
 	struct hist h = {0};
 
 	memcpy(all, a, na * sizeof *a);

@@ -127,8 +127,7 @@ static void thread(FILE *f, const struct report *rep, size_t run, int tid, bool 
 	bool first = false;
 
 	snprintf(name, sizeof name, "%s%zu (%.1f us)", median ? "median run: run " : "run ",
-		 run_ordinal(rep, run),
-		 trace_ticks_to_us(t, t->run[run].reap_ts - t->run[run].exec_ts));
+		 run_ordinal(rep, run), trace_run_us(t, &t->run[run]));
 	metadata(f, "thread_name", tid, name, &first);
 	fprintf(f,
 		",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"

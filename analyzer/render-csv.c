@@ -75,7 +75,7 @@ void render_csv(FILE *f, const struct report *rep)
 			continue;
 		size_t n = r->profiled ? ++n_profiled : ++n_plain;
 		row_start(f, n, r, "total", t->program, "");
-		num(f, trace_ticks_to_us(t, r->reap_ts - r->exec_ts));
+		num(f, trace_run_us(t, r));
 		fputs(",,,,\n", f);
 		if (r->profiled)
 			breakdown_rows(f, rep, n, r);

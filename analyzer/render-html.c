@@ -128,8 +128,7 @@ static void timeline_section(FILE *f, const struct report *rep)
 
 	if (!rep->profiled || !rep->valid_runs)
 		return;
-	html_dur(d, sizeof d,
-		 trace_ticks_to_us(rep->t, rep->t->run[run].reap_ts - rep->t->run[run].exec_ts));
+	html_dur(d, sizeof d, trace_run_us(rep->t, &rep->t->run[run]));
 	fprintf(f,
 		"<section id=\"timeline\"><h2>Timeline of the median run</h2>\n"
 		"<p class=\"hint\">Run %zu of %zu, total %s. Relocation is the relocate phase "

@@ -27,9 +27,9 @@ static void collect(const struct trace *t, bool profiled, struct totals *tt)
 	tt->exit_code = xmalloc((t->nrun + 1) * sizeof *tt->exit_code);
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
-		if (r->warmup || r->profiled != profiled)
+		if (!trace_run_counted(r, profiled))
 			continue;
-		tt->s[tt->n] = trace_ticks_to_us(t, r->reap_ts - r->exec_ts) / 1e6;
+		tt->s[tt->n] = trace_run_us(t, r) / 1e6;
 		tt->exit_code[tt->n] = WIFEXITED(r->wait_status) ? WEXITSTATUS(r->wait_status) : -1;
 		tt->user += r->usage.utime_us / 1e6;
 		tt->system += r->usage.stime_us / 1e6;

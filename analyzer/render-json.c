@@ -8,6 +8,7 @@
 #include "json.h"
 #include "model.h"
 #include "render.h"
+#include "timeline.h"
 #include "version.h"
 
 static void summary_obj(struct json *j, const char *key, const struct summary *s)
@@ -136,10 +137,10 @@ static void per_run(struct json *j, const struct report *rep)
 	json_arr_open(j, "per_run");
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
-		if (r->warmup || r->profiled != rep->profiled)
+		if (!run_counted(rep, i))
 			continue;
 		json_obj_open(j, NULL);
-		json_num(j, "total_us", trace_ticks_to_us(t, r->reap_ts - r->exec_ts));
+		json_num(j, "total_us", trace_run_us(t, r));
 		status_fields(j, r->wait_status);
 		json_int(j, "minflt", r->usage.minflt);
 		if (r->profiled) {

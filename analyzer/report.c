@@ -61,17 +61,12 @@ static void summarize_series(struct series *s, struct summary *out)
 	s->n = 0;
 }
 
-static bool counted(const struct trace_run *r, bool profiled)
-{
-	return !r->warmup && r->profiled == profiled;
-}
-
 static void summarize_totals(const struct trace *t, bool profiled, struct series *s,
 			     struct summary *out)
 {
 	for (size_t i = 0; i < t->nrun; i++)
-		if (counted(&t->run[i], profiled))
-			push(s, trace_ticks_to_us(t, t->run[i].reap_ts - t->run[i].exec_ts));
+		if (trace_run_counted(&t->run[i], profiled))
+			push(s, trace_run_us(t, &t->run[i]));
 	summarize_series(s, out);
 }
 
@@ -81,7 +76,7 @@ static void summarize_usage(const struct trace *t, bool profiled, struct series 
 	for (int k = 0; k < 4; k++) {
 		for (size_t i = 0; i < t->nrun; i++) {
 			const struct trace_run *r = &t->run[i];
-			if (!counted(r, profiled))
+			if (!trace_run_counted(r, profiled))
 				continue;
 			const double v[4] = {r->usage.utime_us, r->usage.stime_us,
 					     (double)r->usage.minflt, (double)r->usage.maxrss_kb};
@@ -97,7 +92,7 @@ static double median_minflt(const struct trace *t, bool profiled, struct series 
 	struct summary sm;
 
 	for (size_t i = 0; i < t->nrun; i++)
-		if (counted(&t->run[i], profiled))
+		if (trace_run_counted(&t->run[i], profiled))
 			push(s, (double)t->run[i].usage.minflt);
 	summarize_series(s, &sm);
 	return sm.median;
@@ -109,7 +104,7 @@ static void count_outcomes(const struct trace *t, bool profiled, struct report *
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
 		size_t k;
-		if (!counted(r, profiled))
+		if (!trace_run_counted(r, profiled))
 			continue;
 		for (k = 0; k < rep->noutcomes; k++)
 			if (rep->outcomes[k].wait_status == r->wait_status)
@@ -265,7 +260,7 @@ static void add_notes(const struct trace *t, struct report *rep)
 
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
-		if (!counted(r, true))
+		if (!trace_run_counted(r, true))
 			continue;
 		missing += !r->shim_attached;
 		unfinished += r->shim_attached && run_consistent_index(r) == r->nev;
@@ -315,7 +310,7 @@ static void overhead_ci(const struct trace *t, struct report *rep)
 
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
-		double us = trace_ticks_to_us(t, r->reap_ts - r->exec_ts);
+		double us = trace_run_us(t, r);
 		if (r->warmup)
 			continue;
 		if (r->profiled)
@@ -353,8 +348,8 @@ void report_build(const struct trace *t, struct report *rep)
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
 		rep->warmup_runs += r->warmup;
-		rep->plain_runs += counted(r, false);
-		if (!counted(r, true))
+		rep->plain_runs += trace_run_counted(r, false);
+		if (!trace_run_counted(r, true))
 			continue;
 		rep->runs++;
 		analyze_run(t, r, &bd[nbd]);

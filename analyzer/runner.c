@@ -34,7 +34,7 @@ size_t runner_counted(const struct trace *t, bool profiled)
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->nrun; i++)
-		n += !t->run[i].warmup && t->run[i].profiled == profiled;
+		n += trace_run_counted(&t->run[i], profiled);
 	return n;
 }
 
@@ -47,7 +47,7 @@ static bool precise_enough(const struct trace *t, bool profiled, double target)
 
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
-		if (!r->warmup && r->profiled == profiled)
+		if (trace_run_counted(r, profiled))
 			v[n++] = (double)(r->reap_ts - r->exec_ts);
 	}
 	summarize(v, n, &s);

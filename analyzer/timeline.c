@@ -173,9 +173,7 @@ int64_t timeline_self_ns(const struct timeline *tl, size_t i)
 
 bool run_counted(const struct report *rep, size_t i)
 {
-	const struct trace_run *r = &rep->t->run[i];
-
-	return !r->warmup && r->profiled == rep->profiled;
+	return trace_run_counted(&rep->t->run[i], rep->profiled);
 }
 
 size_t run_ordinal(const struct report *rep, size_t i)
@@ -183,7 +181,7 @@ size_t run_ordinal(const struct report *rep, size_t i)
 	size_t n = 0;
 
 	for (size_t k = 0; k <= i && k < rep->t->nrun; k++)
-		n += !rep->t->run[k].warmup && rep->t->run[k].profiled == rep->t->run[i].profiled;
+		n += trace_run_counted(&rep->t->run[k], rep->t->run[i].profiled);
 	return n;
 }
 
@@ -197,8 +195,7 @@ size_t median_run(const struct report *rep)
 		const struct trace_run *r = &t->run[i];
 		if (!run_counted(rep, i) || (r->profiled && !r->shim_attached))
 			continue;
-		double gap =
-			fabs(trace_ticks_to_us(t, r->reap_ts - r->exec_ts) - rep->total.median);
+		double gap = fabs(trace_run_us(t, r) - rep->total.median);
 		if (gap < best_gap) {
 			best_gap = gap;
 			best = i;

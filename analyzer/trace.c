@@ -96,3 +96,23 @@ double trace_ticks_to_us(const struct trace *t, uint64_t ticks)
 {
 	return (double)ticks * 1e6 / t->tsc_hz;
 }
+
+double trace_run_us(const struct trace *t, const struct trace_run *r)
+{
+	return trace_ticks_to_us(t, r->reap_ts - r->exec_ts);
+}
+
+bool trace_run_counted(const struct trace_run *r, bool profiled)
+{
+	return !r->warmup && r->profiled == profiled;
+}
+
+size_t trace_counted_totals(const struct trace *t, bool profiled, double *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nrun; i++)
+		if (trace_run_counted(&t->run[i], profiled))
+			out[n++] = trace_run_us(t, &t->run[i]);
+	return n;
+}

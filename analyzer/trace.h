@@ -112,4 +112,13 @@ void trace_load_facts(struct trace *t);
 
 double trace_ticks_to_us(const struct trace *t, uint64_t ticks);
 
+/* A run's total, from the last timestamp before execve to reaping, in microseconds. */
+double trace_run_us(const struct trace *t, const struct trace_run *r);
+
+/* Whether r is one of the counted runs (not warmup) of one kind: profiled or plain. */
+bool trace_run_counted(const struct trace_run *r, bool profiled);
+
+/* The totals of the counted runs of one kind, in run order; out holds t->nrun. */
+size_t trace_counted_totals(const struct trace *t, bool profiled, double *out);
+
 #endif
