@@ -90,6 +90,8 @@ struct report {
 	struct summary utime, stime, minflt, maxrss;
 	struct report_object *objs;
 	size_t nobjs;
+	struct run_breakdown *bd; /* the valid counted profiled runs, in run order */
+	size_t nbd;
 	bool have_overhead;
 	double overhead_us, overhead_pct, overhead_minflt;
 	double overhead_ci_lo, overhead_ci_hi; /* paired bootstrap, 95% */

@@ -56,36 +56,16 @@ out:
 	free(rb);
 }
 
-/* The valid profiled breakdowns of one side. */
-static size_t breakdowns(const struct trace *t, struct run_breakdown **out)
-{
-	size_t n = 0;
-
-	*out = xcalloc(t->nrun + 1, sizeof **out);
-	for (size_t i = 0; i < t->nrun; i++) {
-		if (!trace_run_counted(&t->run[i], true))
-			continue;
-		analyze_run(t, &t->run[i], &(*out)[n]);
-		if ((*out)[n].valid)
-			n++;
-		else
-			run_breakdown_free(&(*out)[n]);
-	}
-	return n;
-}
-
 /* Per-phase differences with a bootstrap over each side's runs. */
 static void phases(struct compare *c)
 {
-	struct run_breakdown *bd[2];
-	size_t n[2], *pick[2];
+	const struct run_breakdown *bd[2] = {c->rep[0].bd, c->rep[1].bd};
+	size_t n[2] = {c->rep[0].nbd, c->rep[1].nbd}, *pick[2];
 	double *buf, est[2][PH_COUNT], (*d)[PH_COUNT] = xmalloc(ROUNDS * sizeof *d);
 	uint64_t seed = 0xda3e39cb94b95bdbull;
 
-	for (int s = 0; s < 2; s++) {
-		n[s] = breakdowns(c->t[s], &bd[s]);
+	for (int s = 0; s < 2; s++)
 		pick[s] = xmalloc((n[s] + 1) * sizeof *pick[s]);
-	}
 	buf = xmalloc((n[0] + n[1] + 1) * sizeof *buf);
 	for (int p = 0; p < PH_COUNT; p++) {
 		c->phase[p].a_us = n[0] ? c->rep[0].phase[p].median : NAN;
@@ -116,12 +96,8 @@ static void phases(struct compare *c)
 		pd->significant = pd->diff.lo > 0 || pd->diff.hi < 0;
 	}
 out:
-	for (int s = 0; s < 2; s++) {
-		for (size_t i = 0; i < n[s]; i++)
-			run_breakdown_free(&bd[s][i]);
-		free(bd[s]);
+	for (int s = 0; s < 2; s++)
 		free(pick[s]);
-	}
 	free(buf);
 	free(d);
 }

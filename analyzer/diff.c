@@ -33,7 +33,7 @@ int diff_parse_threshold(const char *s, struct diff_threshold *th)
 struct side {
 	double *totals; /* the counted runs the report's total is about */
 	size_t ntotals;
-	struct run_breakdown *bd; /* the valid profiled runs */
+	const struct run_breakdown *bd; /* the report's valid profiled runs */
 	size_t nbd;
 };
 
@@ -41,29 +41,14 @@ static void side_init(const struct report *rep, struct side *s)
 {
 	const struct trace *t = rep->t;
 
-	memset(s, 0, sizeof *s);
 	s->totals = xmalloc((t->nrun + 1) * sizeof *s->totals);
-	s->bd = xcalloc(t->nrun + 1, sizeof *s->bd);
-	for (size_t i = 0; i < t->nrun; i++) {
-		const struct trace_run *r = &t->run[i];
-		if (!run_counted(rep, i))
-			continue;
-		s->totals[s->ntotals++] = trace_run_us(t, r);
-		if (!r->profiled)
-			continue;
-		analyze_run(t, r, &s->bd[s->nbd]);
-		if (s->bd[s->nbd].valid)
-			s->nbd++;
-		else
-			run_breakdown_free(&s->bd[s->nbd]);
-	}
+	s->ntotals = trace_counted_totals(t, rep->profiled, s->totals);
+	s->bd = rep->bd;
+	s->nbd = rep->nbd;
 }
 
 static void side_free(struct side *s)
 {
-	for (size_t i = 0; i < s->nbd; i++)
-		run_breakdown_free(&s->bd[i]);
-	free(s->bd);
 	free(s->totals);
 }
 

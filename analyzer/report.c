@@ -379,9 +379,14 @@ void report_build(const struct trace *t, struct report *rep)
 	}
 	verdict_build(t, rep);
 	add_notes(t, rep);
-	for (size_t i = 0; i < nbd; i++)
-		run_breakdown_free(&bd[i]);
-	free(bd);
+	/* Keep the valid ones: compare and diff resample them. */
+	for (size_t i = 0; i < nbd; i++) {
+		if (bd[i].valid)
+			bd[rep->nbd++] = bd[i];
+		else
+			run_breakdown_free(&bd[i]);
+	}
+	rep->bd = bd;
 	free(s.v);
 }
 
@@ -393,6 +398,9 @@ void report_free(struct report *rep)
 	}
 	free(rep->advice);
 	free(rep->objs);
+	for (size_t i = 0; i < rep->nbd; i++)
+		run_breakdown_free(&rep->bd[i]);
+	free(rep->bd);
 	free(rep->outcomes);
 	for (size_t i = 0; i < rep->nnotes; i++)
 		free(rep->notes[i]);
