@@ -150,16 +150,9 @@ static void top_advice(const struct deps_report *r, const double *feat,
 		       const struct advice_facts *af, const double *obj_us,
 		       const struct model_coefs *m, struct audit_entry *e)
 {
-	const double *c = m->coef_us;
-
 	for (size_t i = 0; i < r->p.nobj; i++) {
-		const double *f = &feat[i * MODEL_NFEAT];
-		double per = f[MF_LOOKUPS] > 0
-				     ? (c[MF_LOOKUPS] * f[MF_LOOKUPS] +
-					c[MF_PROBES] * f[MF_PROBES] + c[MF_BLOOM] * f[MF_BLOOM] +
-					c[MF_CHAIN] * f[MF_CHAIN] + c[MF_STRCMPS] * f[MF_STRCMPS]) /
-					       f[MF_LOOKUPS]
-				     : 0;
+		struct model_savings sv;
+		model_object_savings(m, &feat[i * MODEL_NFEAT], &af[i], r->p.obj[i]->is_main, &sv);
 		const char *name = r->p.obj[i]->elf && r->p.obj[i]->elf->soname
 					   ? r->p.obj[i]->elf->soname
 					   : r->p.obj[i]->name;
@@ -169,13 +162,10 @@ static void top_advice(const struct deps_report *r, const double *feat,
 		} cand[] = {
 			{af[i].unused ? m->load_per_object_us + obj_us[i] : 0,
 			 xasprintf("drop %s (unused)", name)},
-			{af[i].now_plt * per, xasprintf("bind %s lazily", name)},
-			{f[MF_RELATIVE] * fmax(0, c[MF_RELATIVE] - c[MF_RELR]),
-			 xasprintf("pack %s's relative relocations", name)},
-			{af[i].sysv_only ? af[i].sysv_passes * af[i].avg_chain * c[MF_CHAIN] : 0,
-			 xasprintf("GNU hash for %s", name)},
-			{r->p.obj[i]->is_main ? 0 : af[i].self_binds * per,
-			 xasprintf("hide %s's internal symbols", name)},
+			{sv.lazy, xasprintf("bind %s lazily", name)},
+			{sv.relr, xasprintf("pack %s's relative relocations", name)},
+			{sv.gnu_hash, xasprintf("GNU hash for %s", name)},
+			{sv.self_bind, xasprintf("hide %s's internal symbols", name)},
 		};
 		for (size_t k = 0; k < ARRAY_SIZE(cand); k++) {
 			if (cand[k].us > 0.5 && cand[k].us > e->advice_us) {

@@ -1,6 +1,7 @@
 #include "model.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,26 @@ double model_object_us(const struct model_coefs *m, const double feat[MODEL_NFEA
 	for (int k = 0; k < MODEL_NFEAT; k++)
 		us += m->coef_us[k] * feat[k];
 	return us;
+}
+
+void model_object_savings(const struct model_coefs *m, const double feat[MODEL_NFEAT],
+			  const struct advice_facts *af, bool is_executable,
+			  struct model_savings *s)
+{
+	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES, MF_BLOOM, MF_CHAIN, MF_STRCMPS};
+	const double *c = m->coef_us;
+	double per_lookup = 0;
+
+	if (feat[MF_LOOKUPS] > 0) {
+		for (size_t k = 0; k < ARRAY_SIZE(lookup_work); k++)
+			per_lookup += c[lookup_work[k]] * feat[lookup_work[k]];
+		per_lookup /= feat[MF_LOOKUPS];
+	}
+	s->lazy = af->now_plt * per_lookup;
+	s->relr = feat[MF_RELATIVE] * fmax(0, c[MF_RELATIVE] - c[MF_RELR]);
+	s->gnu_hash = af->sysv_only ? af->sysv_passes * af->avg_chain * c[MF_CHAIN] : 0;
+	/* The executable's own references are not looked up by name. */
+	s->self_bind = is_executable ? 0 : af->self_binds * per_lookup;
 }
 
 /* One loaded object's counts, as the analyzer replayed ld.so. */

@@ -31,6 +31,17 @@ void model_replay_facts(const struct deps_report *r, double *feat, struct advice
 /* One object's modelled relocation time, in microseconds. */
 double model_object_us(const struct model_coefs *m, const double feat[MODEL_NFEAT]);
 
+/* What each change the analyzer can see would save in one object, in model microseconds. */
+struct model_savings {
+	double lazy;	  /* bind its PLT slots lazily instead of at startup */
+	double relr;	  /* pack its relative relocations (DT_RELR) */
+	double gnu_hash;  /* add DT_GNU_HASH to an object with only DT_HASH */
+	double self_bind; /* bind its internal references at link time */
+};
+void model_object_savings(const struct model_coefs *m, const double feat[MODEL_NFEAT],
+			  const struct advice_facts *af, bool is_executable,
+			  struct model_savings *s);
+
 /* The calibration: $LDPROF_CALIBRATION, else $XDG_CACHE_HOME/ldprof/, else defaults. */
 void model_load(struct model_coefs *m);
 int model_save(const struct model_coefs *m, const char *path, struct errbuf *err);

@@ -30,28 +30,10 @@ static double scale(const struct report *rep)
 	return rep->reloc_model_us > 0 ? rep->phase[PH_RELOCATE].median / rep->reloc_model_us : 0;
 }
 
-/* The part of an object's measured reloc_us due to some of its counts. */
-static double part_us(const struct report *rep, const struct trace_object *o, const int *feats,
-		      size_t n)
-{
-	double us = 0;
-
-	for (size_t i = 0; i < n; i++)
-		us += rep->t->model.coef_us[feats[i]] * o->feat[feats[i]];
-	return us * scale(rep);
-}
-
+/* The part of an object's measured reloc_us spent calling IFUNC resolvers. */
 static double ifunc_us(const struct report *rep, const struct trace_object *o)
 {
-	static const int f[] = {MF_IFUNC};
-	return part_us(rep, o, f, 1);
-}
-
-/* The measured cost of one lookup from o, from the model's lookup terms. */
-static double per_lookup_us(const struct report *rep, const struct trace_object *o)
-{
-	static const int f[] = {MF_LOOKUPS, MF_PROBES, MF_BLOOM, MF_CHAIN, MF_STRCMPS};
-	return o->feat[MF_LOOKUPS] > 0 ? part_us(rep, o, f, 5) / o->feat[MF_LOOKUPS] : 0;
+	return rep->t->model.coef_us[MF_IFUNC] * o->feat[MF_IFUNC] * scale(rep);
 }
 
 static bool is_libc(const struct trace_object *o)
@@ -145,29 +127,26 @@ static void reloc_advice(const struct trace *t, struct report *rep)
 {
 	const struct model_coefs *m = &t->model;
 	double lazy = 0, relr = 0, gnu = 0, local = 0, nplt = 0, nrel = 0, nself = 0;
+	double k = scale(rep); /* the model's figures in this run's measured time */
 	size_t olazy = 0, orelr = 0, ognu = 0, olocal = 0;
 
 	for (size_t i = 0; i < rep->nobjs; i++) {
 		const struct trace_object *o = &t->obj[rep->objs[i].obj];
 		if (!o->have_feat || o->dlopened || o->role == ROLE_LOADER)
 			continue;
-		double per = per_lookup_us(rep, o);
+		struct model_savings sv;
+		model_object_savings(m, o->feat, &o->advice, o->role == ROLE_EXECUTABLE, &sv);
 		if (o->advice.now_plt > 0) {
-			lazy += o->advice.now_plt * per, nplt += o->advice.now_plt, olazy++;
+			lazy += sv.lazy * k, nplt += o->advice.now_plt, olazy++;
 		}
-		if (o->feat[MF_RELATIVE] > 0 && m->coef_us[MF_RELATIVE] > m->coef_us[MF_RELR]) {
-			relr += o->feat[MF_RELATIVE] *
-				(m->coef_us[MF_RELATIVE] - m->coef_us[MF_RELR]) * scale(rep);
-			nrel += o->feat[MF_RELATIVE], orelr++;
+		if (o->feat[MF_RELATIVE] > 0 && sv.relr > 0) {
+			relr += sv.relr * k, nrel += o->feat[MF_RELATIVE], orelr++;
 		}
 		if (o->advice.sysv_only && o->advice.sysv_passes > 0) {
-			gnu += o->advice.sysv_passes * o->advice.avg_chain * m->coef_us[MF_CHAIN] *
-			       scale(rep);
-			ognu++;
+			gnu += sv.gnu_hash * k, ognu++;
 		}
 		if (o->advice.self_binds > 0 && o->role != ROLE_EXECUTABLE) {
-			local += o->advice.self_binds * per, nself += o->advice.self_binds,
-				olocal++;
+			local += sv.self_bind * k, nself += o->advice.self_binds, olocal++;
 		}
 	}
 	add_advice(rep, lazy, NAN, "bind lazily",
