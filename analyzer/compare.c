@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "timeline.h"
+
 #define ROUNDS 1000
 
 static void interval_of(double *d, size_t n, double point, struct interval *out)
@@ -102,20 +104,12 @@ out:
 	free(d);
 }
 
-static const char *lib_key(const struct trace *t, const struct report_object *ro)
-{
-	const struct trace_object *o = &t->obj[ro->obj];
-	const char *slash = strrchr(o->path, '/');
-
-	return o->soname ? o->soname : slash ? slash + 1 : o->path;
-}
-
 static bool has_lib(const struct compare *c, int side, const char *key)
 {
 	for (size_t i = 0; i < c->rep[side].nobjs; i++) {
 		const struct report_object *ro = &c->rep[side].objs[i];
 		if (c->t[side]->obj[ro->obj].role == ROLE_LIBRARY &&
-		    !strcmp(lib_key(c->t[side], ro), key))
+		    !strcmp(object_label(&c->t[side]->obj[ro->obj]), key))
 			return true;
 	}
 	return false;
@@ -129,7 +123,7 @@ static void only_one_side(struct compare *c)
 		for (size_t i = 0; i < c->rep[s].nobjs; i++) {
 			const struct report_object *ro = &c->rep[s].objs[i];
 			if (c->t[s]->obj[ro->obj].role != ROLE_LIBRARY ||
-			    has_lib(c, !s, lib_key(c->t[s], ro)))
+			    has_lib(c, !s, object_label(&c->t[s]->obj[ro->obj])))
 				continue;
 			c->only[c->nonly++] = (struct lib_only){s, ro};
 		}

@@ -119,7 +119,7 @@ void html_timeline_svg(FILE *f, const struct report *rep)
 	}
 	timeline_build(rep->t, &rep->t->run[run], &tl);
 	for (size_t i = 0; i < rep->nobjs; i++)
-		rows += html_shown(&rep->t->obj[rep->objs[i].obj]);
+		rows += object_shown(&rep->t->obj[rep->objs[i].obj]);
 	int64_t total = tl.s[0].end_ns;
 	int h = ROWS_Y + (int)rows * ROW_H + 8;
 	fprintf(f,
@@ -131,7 +131,7 @@ void html_timeline_svg(FILE *f, const struct report *rep)
 	phase_row(f, &tl, total);
 	for (size_t i = 0, k = 0; i < rep->nobjs; i++) {
 		uint32_t o = rep->objs[i].obj;
-		if (html_shown(&rep->t->obj[o]))
+		if (object_shown(&rep->t->obj[o]))
 			object_bar(f, rep, &tl, o, ROWS_Y + (int)k++ * ROW_H, total);
 	}
 	fputs("</svg>\n", f);

@@ -14,8 +14,6 @@
 void html_text(FILE *f, const char *s);
 /* "612.3 µs", "1.482 ms", "2.10 s"; "-" for NaN. */
 void html_dur(char *buf, size_t n, double us);
-/* Whether the report shows an object (not ld.so, not the vDSO). */
-bool html_shown(const struct trace_object *o);
 
 /* The median run: a row of phases and one bar (g.bar) per shown object. */
 void html_timeline_svg(FILE *f, const struct report *rep);

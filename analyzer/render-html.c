@@ -223,7 +223,7 @@ static void library_table(FILE *f, const struct report *rep)
 			i == 1 ? " class=\"l\"" : "", cols[i][2]);
 	fputs("</tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < rep->nobjs; i++)
-		if (html_shown(&rep->t->obj[rep->objs[i].obj]))
+		if (object_shown(&rep->t->obj[rep->objs[i].obj]))
 			library_row(f, rep, &rep->objs[i]);
 	fprintf(f,
 		"</tbody></table>\n<p class=\"hint\">µs, medians over %zu runs; +/- is the "
@@ -368,9 +368,4 @@ void html_dur(char *buf, size_t n, double us)
 		snprintf(buf, n, "%.3f ms", us / 1e3);
 	else
 		snprintf(buf, n, "%.2f s", us / 1e6);
-}
-
-bool html_shown(const struct trace_object *o)
-{
-	return o->role != ROLE_VDSO && o->role != ROLE_LOADER;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "render.h"
+#include "timeline.h"
 
 #define BAR_WIDTH 20
 
@@ -169,11 +170,6 @@ static void phase_table(const struct out *o, const struct report *rep)
 	}
 }
 
-static bool shown(const struct trace_object *o)
-{
-	return o->role != ROLE_VDSO && o->role != ROLE_LOADER;
-}
-
 static const char *role_tag(const struct trace_object *o)
 {
 	if (o->role == ROLE_EXECUTABLE)
@@ -216,7 +212,7 @@ static void object_table(const struct out *o, const struct report *rep)
 	for (size_t i = 0; i < rep->nobjs; i++) {
 		const struct trace_object *to = &rep->t->obj[rep->objs[i].obj];
 		int n = snprintf(name, sizeof name, "%s%s", to->path, role_tag(to));
-		if (shown(to) && n > w)
+		if (object_shown(to) && n > w)
 			w = n;
 	}
 	fprintf(o->f, "\n  %s%-*s %8s %8s %8s %8s %8s %7s %6s%s\n", DIM(o), w, "object", "load",
@@ -224,7 +220,7 @@ static void object_table(const struct out *o, const struct report *rep)
 	for (size_t i = 0; i < rep->nobjs; i++) {
 		const struct report_object *ro = &rep->objs[i];
 		const struct trace_object *to = &rep->t->obj[ro->obj];
-		if (!shown(to))
+		if (!object_shown(to))
 			continue;
 		const struct summary *s[5] = {&ro->load, &ro->reloc, &ro->init, &ro->fini,
 					      &ro->total};

@@ -210,6 +210,11 @@ const char *tl_kind_name(enum tl_kind k)
 	return names[k];
 }
 
+bool object_shown(const struct trace_object *o)
+{
+	return o->role != ROLE_VDSO && o->role != ROLE_LOADER;
+}
+
 const char *object_label(const struct trace_object *o)
 {
 	return o->soname && *o->soname ? o->soname : path_basename(o->path);

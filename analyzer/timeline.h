@@ -52,5 +52,7 @@ bool run_counted(const struct report *rep, size_t i);
 const char *tl_kind_name(enum tl_kind k); /* "run", "phase", "load", "reloc", "init", "fini" */
 /* An object's short name: its soname, else its file name. */
 const char *object_label(const struct trace_object *o);
+/* Whether the per-library tables show o: not the vDSO, not ld.so (its own phases). */
+bool object_shown(const struct trace_object *o);
 
 #endif
