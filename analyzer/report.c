@@ -374,7 +374,8 @@ void report_build(const struct trace *t, struct report *rep)
 		rep->have_overhead = true;
 		rep->overhead_us = rep->total.median - rep->plain_total.median;
 		rep->overhead_pct = rep->overhead_us / rep->plain_total.median * 100;
-		rep->overhead_minflt = median_minflt(t, true, &s) - median_minflt(t, false, &s);
+		/* rep->minflt is over the profiled runs here. */
+		rep->overhead_minflt = rep->minflt.median - median_minflt(t, false, &s);
 		overhead_ci(t, rep);
 	}
 	verdict_build(t, rep);
