@@ -1,30 +1,48 @@
 #!/bin/sh
-# The static-link estimate, checked against real pairs of builds: the sample
-# shell always, bash and zsh when their -static packages are installed. The
-# bench holds it to 25%; this test to 50% on fewer runs, or to CIs that
-# overlap when the machine is too busy to measure the difference to 50%.
+# The static-link estimate, checked against pairs of static and dynamic
+# builds on 100 runs (make bench prints them against the 25% goal on 1000):
+#
+# - one source built both ways, where the estimate's premises hold: the
+#   sample shell, and a program linking one synthetic library that is
+#   relative-heavy, symbol-heavy or page-heavy. Held to the 25% goal.
+# - Debian's bash/bash-static and zsh/zsh-static, when installed. Held to
+#   50%: these are separate builds, whose own main() differs in speed (bash
+#   is overestimated by 14-26%, zsh underestimated by 22-26%, every time;
+#   docs/model.md).
+#
+# A pair also passes when the two CIs overlap and the measured difference's
+# own CI is wider than the bound (a machine too busy to measure it better).
 . "$(dirname "$0")/lib.sh"
 
 # The estimate needs this machine's figures.
 use_calibration
 check "calibrated" test -s "$LDPROF_CALIBRATION"
 
-for pair in "$TOP/samples/sh.static|$TOP/samples/sh.dynamic|$TOP/samples/foo" \
-	"/bin/bash-static|/bin/bash|-c exit" "/bin/zsh-static|/bin/zsh|-c exit"; do
-	dyn=$(echo "$pair" | cut -d'|' -f2)
-	st=$(echo "$pair" | cut -d'|' -f1)
+# validate BOUND_PCT 'STATIC|DYNAMIC|ARGS'
+validate()
+{
+	dyn=$(echo "$2" | cut -d'|' -f2)
+	st=$(echo "$2" | cut -d'|' -f1)
 	if [ ! -x "$st" ] || [ ! -x "$dyn" ]; then
 		skip "$st is not installed"
-		continue
+		return
 	fi
-	if LDPROF=$LDPROF "$TOP/tools/validate-verdict" -n 100 -t 50 -c "$pair" >"$TMP/v" 2>&1; then
-		ok "$(basename "$dyn"): predicted vs measured saving, error $(tail -n 1 "$TMP/v" | awk '{ print $NF }')"
+	if LDPROF=$LDPROF "$TOP/tools/validate-verdict" -n 100 -t "$1" -c "$2" >"$TMP/v" 2>&1; then
+		ok "$(basename "$dyn"): predicted vs measured saving within $1%, error $(tail -n 1 "$TMP/v" | awk '{ print $NF }')"
 		diag "$(tail -n 1 "$TMP/v")"
 	else
-		not_ok "$(basename "$dyn"): the estimate is off by more than 50%"
+		not_ok "$(basename "$dyn"): the estimate is off by more than $1%"
 		sed 's/^/# /' "$TMP/v"
 	fi
+}
+
+M=$LDPROF_FIXTURES/model-base
+validate 25 "$TOP/samples/sh.static|$TOP/samples/sh.dynamic|$TOP/samples/foo"
+for lib in rel sym page; do
+	validate 25 "$M/static-$lib|$M/with-$lib|"
 done
+validate 50 "/bin/bash-static|/bin/bash|-c exit"
+validate 50 "/bin/zsh-static|/bin/zsh|-c exit"
 
 # The verdict's shape: a saving with its CI, per-library parts, ranked advice.
 "$LDPROF" -n 20 --json "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/j"
