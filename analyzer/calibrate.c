@@ -48,6 +48,16 @@ add_lib(struct prog_spec *p, const char *name, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* K libraries PREFIX0 .. PREFIX(K-1), each exporting N unreferenced functions. */
+static void add_exporters(struct prog_spec *p, const char *prefix, long k, long n)
+{
+	for (long i = 0; i < k; i++) {
+		char nm[24];
+		snprintf(nm, sizeof nm, "%s%ld", prefix, i);
+		add_lib(p, nm, "-e %ld -n %s", n, nm);
+	}
+}
+
 /* The programs: each varies one count, the others stay as in "base". */
 static size_t plan(bool quick, struct prog_spec *ps)
 {
@@ -69,11 +79,7 @@ static size_t plan(bool quick, struct prog_spec *ps)
 		NEW("symbolic-%ld", sym[i]);
 		add_lib(p, "s", "-s %ld -n s", sym[i]);
 		NEW("depth-%ld", depth[i]);
-		for (long k = 0; k < depth[i]; k++) {
-			char nm[24];
-			snprintf(nm, sizeof nm, "f%ld", k);
-			add_lib(p, nm, "-e 64 -n f%ld", k);
-		}
+		add_exporters(p, "f", depth[i], 64);
 		add_lib(p, "prov", "-e %d -n prov", 2000);
 		add_lib(p, "user", "-x %d -X prov -n user", 2000);
 	}
@@ -89,11 +95,7 @@ static size_t plan(bool quick, struct prog_spec *ps)
 		NEW("ifunc-%ld", ifunc[i]);
 		add_lib(p, "i", "-i %ld -n i", ifunc[i]);
 		NEW("objects-%ld", objs[i]);
-		for (long k = 0; k < objs[i]; k++) {
-			char nm[24];
-			snprintf(nm, sizeof nm, "o%ld", k);
-			add_lib(p, nm, "-e 1 -n o%ld", k);
-		}
+		add_exporters(p, "o", objs[i], 1);
 	}
 #undef NEW
 	return n;
@@ -333,6 +335,7 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	int r;
 
 	memset(res, 0, sizeof *res);
+	res->keep = o->keep;
 	res->workdir =
 		tmpdir && *tmpdir ? xasprintf("%s/ldprof-calibrate.XXXXXX", tmpdir) : xstrdup(tmpl);
 	if (!mkdtemp(res->workdir))

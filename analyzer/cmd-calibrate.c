@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "calibrate.h"
 #include "commands.h"
@@ -160,7 +161,11 @@ int cmd_calibrate(int argc, char **argv)
 	if (r >= 0)
 		return r;
 	o.calib.log = o.json ? NULL : stderr;
-	if (calibrate(&o.calib, &res, &err)) {
+	r = calibrate(&o.calib, &res, &err);
+	if (o.calib.keep && res.workdir && !access(res.workdir, F_OK))
+		fprintf(stderr, "ldprof: calibrate: the build directory is kept in %s\n",
+			res.workdir);
+	if (r) {
 		error_msg("calibrate: %s", err.msg);
 		calib_result_free(&res);
 		return EXIT_FAIL;
@@ -172,8 +177,6 @@ int cmd_calibrate(int argc, char **argv)
 			r = EXIT_FAIL;
 		}
 	}
-	if (r < 0)
-		r = EXIT_OK;
 	if (o.json)
 		print_json(&res, path);
 	else

@@ -11,10 +11,13 @@ use_calibration
 check "a calibration is stored" grep -q '^ldprof-calibration 1$' "$LDPROF_CALIBRATION"
 r2=$(awk '$1 == "r2" { print $2 }' "$LDPROF_CALIBRATION")
 check "its fit explains the programs (R² $r2)" awk -v r="$r2" 'BEGIN { exit !(r > 0.9) }'
-"$LDPROF" calibrate --quick -n 5 --dry-run >"$TMP/cal" 2>"$TMP/cal.err"
+TMPDIR=$TMP "$LDPROF" calibrate --quick -n 5 --dry-run --keep >"$TMP/cal" 2>"$TMP/cal.err"
 check "calibrate prints the fit quality" grep -q "R² [01]\." "$TMP/cal"
 check "and each program's residual" grep -q "^  relative-4000 " "$TMP/cal"
 check "--dry-run stores nothing" sh -c "! grep -q 'stored in' '$TMP/cal'"
+kept=$(sed -n 's/^ldprof: calibrate: the build directory is kept in //p' "$TMP/cal.err")
+check "--keep names the build directory" test -n "$kept"
+check "and keeps it, with the programs it built" test -x "$kept/relative-4000"
 
 base=$FIXTURES/model-base/base
 for kind in rel sym page; do
