@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "util.h"
+#include "cmd/commands.h"
+#include "base/util.h"
 
 const struct command commands[] = {
 	{"run", cmd_run, "run a program many times and show where its startup went (default)",

@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../analyzer/shm.h"
-#include "../analyzer/stats.h"
-#include "../analyzer/tsc.h"
+#include "run/shm.h"
+#include "base/stats.h"
+#include "base/tsc.h"
 
 extern char **environ;
 

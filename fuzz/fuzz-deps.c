@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "resolve.h"
-#include "symbind.h"
+#include "ldso/resolve.h"
+#include "ldso/symbind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,16 +12,16 @@ SHIM_LIBS    := $(SHIM_AUDIT) $(SHIM_SYMBIND) $(SHIM_PRELOAD)
 
 SHIM_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -ffreestanding -fno-builtin \
 	       -fno-stack-protector -fno-stack-clash-protection -fvisibility=hidden \
-	       -fno-asynchronous-unwind-tables -fcf-protection=none -MMD -MP
+	       -fno-asynchronous-unwind-tables -fcf-protection=none -Ipreload/include -MMD -MP
 # -z norelro: each shim's GOT and data share one page, so ld.so's relocation
 # and our first write cost one copy-on-write fault instead of two.
 SHIM_LDFLAGS = -shared -nostdlib -Wl,--hash-style=gnu -Wl,-z,norelro -Wl,-z,noexecstack -Wl,-z,noseparate-code \
 	       -Wl,--no-undefined-version -Wl,-z,now -Wl,-Bsymbolic
 
 SHIM_AUDIT_OBJS   := $(B)/preload/audit.o $(B)/preload/ctor.o $(B)/preload/hooks.o \
-		     $(B)/preload/elfsym.o \
+		     $(B)/preload/shim-elfsym.o \
 		     $(B)/preload/stubs.o
-SHIM_PRELOAD_OBJS := $(B)/preload/preload.o $(B)/preload/elfsym.o
+SHIM_PRELOAD_OBJS := $(B)/preload/preload.o $(B)/preload/shim-elfsym.o
 
 $(B)/preload/%.o: preload/%.c
 	@mkdir -p $(@D)

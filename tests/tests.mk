@@ -1,9 +1,9 @@
 # make check: unit tests, then the shell tests (tests/t*.sh) over fixtures.
 
-UNIT_SRCS := $(wildcard analyzer/*_test.c)
-UNIT_BINS := $(UNIT_SRCS:analyzer/%.c=$(B)/tests/unit/%)
+UNIT_SRCS := $(wildcard tests/unit/*_test.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
 
-$(B)/tests/unit/%: analyzer/%.c $(ANALYZER_LIB) analyzer/unit.h
+$(B)/tests/unit/%: tests/unit/%.c $(ANALYZER_LIB) tests/unit/unit.h
 	@mkdir -p $(@D)
 	$(CC) $(ANALYZER_CFLAGS) -o $@ $< $(ANALYZER_LIB) $(ANALYZER_LIBS)
 

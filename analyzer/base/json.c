@@ -1,0 +1,154 @@
+#include "base/json.h"
+
+#include <math.h>
+
+void json_begin(struct json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->first[0] = true;
+	j->after_key = false;
+}
+
+void json_end(struct json *j)
+{
+	fputc('\n', j->f);
+}
+
+void json_put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+/* Separator, indentation and key before a value. */
+static void prefix(struct json *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (!j->first[j->depth])
+			fputc(',', j->f);
+		fputc('\n', j->f);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->f);
+	}
+	j->first[j->depth] = false;
+	if (key) {
+		json_put_string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void open_(struct json *j, const char *key, char c)
+{
+	prefix(j, key);
+	fputc(c, j->f);
+	if (j->depth < 31)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void close_(struct json *j, char c)
+{
+	bool empty = j->first[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (!empty) {
+		fputc('\n', j->f);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->f);
+	}
+	fputc(c, j->f);
+}
+
+void json_obj_open(struct json *j, const char *key)
+{
+	open_(j, key, '{');
+}
+
+void json_obj_close(struct json *j)
+{
+	close_(j, '}');
+}
+
+void json_arr_open(struct json *j, const char *key)
+{
+	open_(j, key, '[');
+}
+
+void json_arr_close(struct json *j)
+{
+	close_(j, ']');
+}
+
+void json_str(struct json *j, const char *key, const char *s)
+{
+	prefix(j, key);
+	if (s)
+		json_put_string(j->f, s);
+	else
+		fputs("null", j->f);
+}
+
+void json_num(struct json *j, const char *key, double v)
+{
+	prefix(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.10g", v);
+	else
+		fputs("null", j->f);
+}
+
+void json_int(struct json *j, const char *key, long long v)
+{
+	prefix(j, key);
+	fprintf(j->f, "%lld", v);
+}
+
+void json_bool(struct json *j, const char *key, bool v)
+{
+	prefix(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j, const char *key)
+{
+	prefix(j, key);
+	fputs("null", j->f);
+}
+
+void json_pair(struct json *j, const char *key, double a, double b)
+{
+	if (isnan(a) && isnan(b)) {
+		json_null(j, key); /* an interval nobody estimated */
+		return;
+	}
+	json_arr_open(j, key);
+	json_num(j, NULL, a);
+	json_num(j, NULL, b);
+	json_arr_close(j);
+}

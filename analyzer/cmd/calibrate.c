@@ -1,0 +1,187 @@
+/* ldprof calibrate: fit the relocation cost model on this machine. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/calibrate.h"
+#include "cmd/commands.h"
+#include "base/json.h"
+#include "model/model.h"
+
+const char usage_calibrate[] =
+	"usage: ldprof calibrate [OPTIONS]\n"
+	"\n"
+	"Fit the relocation cost model on this machine: build synthetic programs whose\n"
+	"relocation work is known (relative relocations, pages written, symbol lookups\n"
+	"at several scope depths, lookup-cache hits, TLS, IFUNC, objects), run them\n"
+	"interleaved under the shim, fit the coefficients by non-negative least squares\n"
+	"and store them where run and report find them. Needs a C compiler ($CC or cc)\n"
+	"and the static libc (libc6-dev) for the static/dynamic reference pair.\n"
+	"\n"
+	"Options:\n"
+	"  -n, --runs N        runs of each program (default 40)\n"
+	"      --quick         fewer and smaller programs (about a third of the time)\n"
+	"  -o, --output FILE   where to store it (default $XDG_CACHE_HOME/ldprof/\n"
+	"                      calibration-v1; $LDPROF_CALIBRATION is read first)\n"
+	"      --dry-run       fit and print, store nothing\n"
+	"      --keep          keep the build directory\n"
+	"      --json          print the fit as JSON (schema ldprof-calibration/1)\n"
+	"  -h, --help          show this help\n";
+
+enum { OPT_QUICK = 256, OPT_DRY_RUN, OPT_KEEP, OPT_JSON };
+
+static const struct option long_opts[] = {
+	{"runs", required_argument, NULL, 'n'},	  {"quick", no_argument, NULL, OPT_QUICK},
+	{"output", required_argument, NULL, 'o'}, {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+	{"keep", no_argument, NULL, OPT_KEEP},	  {"json", no_argument, NULL, OPT_JSON},
+	{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
+};
+
+struct opts {
+	struct calib_opts calib;
+	const char *output;
+	bool dry_run, json;
+};
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	unsigned long v;
+	int c;
+
+	profile_opts_defaults(&o->calib.prof);
+	o->calib.prof.plan.runs = 40;
+	o->calib.prof.plan.plain = false;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+n:o:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_ulong(optarg, 5, 100000, &v))
+				return usage_error("calibrate", "--runs wants a number from 5");
+			o->calib.prof.plan.runs = v;
+			break;
+		case OPT_QUICK:
+			o->calib.quick = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_DRY_RUN:
+			o->dry_run = true;
+			break;
+		case OPT_KEEP:
+			o->calib.keep = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'h':
+			return print_usage(find_command("calibrate"), stdout);
+		default:
+			return usage_error("calibrate", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+static void print_text(const struct calib_result *r, const char *stored)
+{
+	const struct model_coefs *m = &r->coefs;
+
+	printf("relocation cost model, fitted on %zu programs (R\u00b2 %.4f)\n", r->n, m->r2);
+	printf("  %-10s %12s\n", "count", "us each");
+	printf("  %-10s %12.4f  (per process)\n", "intercept", m->intercept_us);
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		printf("  %-10s %12.6f\n", model_feat_name(k), m->coef_us[k]);
+	printf("\n  %-16s %10s %10s %10s\n", "program", "measured", "model", "residual");
+	for (size_t i = 0; i < r->n; i++)
+		printf("  %-16s %10.1f %10.1f %+10.1f\n", r->names[i], r->measured_us[i],
+		       r->model_us[i], r->measured_us[i] - r->model_us[i]);
+	printf("  (relocate phase medians, us)\n\n");
+	printf("dynamic vs static minimal C program: %+.1f us [%+.1f, %+.1f] (static: %.1f us)\n",
+	       m->dynamic_fixed_us, m->dynamic_fixed_lo, m->dynamic_fixed_hi, m->static_min_us);
+	printf("loading one more library: %.1f us\n", m->load_per_object_us);
+	if (stored)
+		printf("stored in %s\n", stored);
+}
+
+static void print_json(const struct calib_result *r, const char *stored)
+{
+	const struct model_coefs *m = &r->coefs;
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_obj_open(&j, NULL);
+	json_str(&j, "schema", "ldprof-calibration/1");
+	json_int(&j, "programs", (long long)r->n);
+	json_num(&j, "r2", m->r2);
+	json_num(&j, "intercept_us", m->intercept_us);
+	json_obj_open(&j, "coef_us");
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		json_num(&j, model_feat_name(k), m->coef_us[k]);
+	json_obj_close(&j);
+	json_arr_open(&j, "fit");
+	for (size_t i = 0; i < r->n; i++) {
+		json_obj_open(&j, NULL);
+		json_str(&j, "program", r->names[i]);
+		json_num(&j, "measured_us", r->measured_us[i]);
+		json_num(&j, "model_us", r->model_us[i]);
+		json_obj_open(&j, "features");
+		for (int k = 0; k < MODEL_NFEAT; k++)
+			json_num(&j, model_feat_name(k), r->features[i * MODEL_NFEAT + k]);
+		json_obj_close(&j);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_arr_open(&j, "dynamic_fixed_us");
+	json_num(&j, NULL, m->dynamic_fixed_us);
+	json_num(&j, NULL, m->dynamic_fixed_lo);
+	json_num(&j, NULL, m->dynamic_fixed_hi);
+	json_arr_close(&j);
+	json_num(&j, "static_min_us", m->static_min_us);
+	json_num(&j, "load_per_object_us", m->load_per_object_us);
+	json_str(&j, "stored", stored);
+	json_obj_close(&j);
+	json_end(&j);
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct opts o = {0};
+	struct calib_result res;
+	struct errbuf err;
+	char *path = NULL;
+	int r = parse(argc, argv, &o);
+
+	if (r >= 0)
+		return r;
+	o.calib.log = o.json ? NULL : stderr;
+	r = calibrate(&o.calib, &res, &err);
+	if (o.calib.keep && res.workdir && !access(res.workdir, F_OK))
+		fprintf(stderr, "ldprof: calibrate: the build directory is kept in %s\n",
+			res.workdir);
+	if (r) {
+		error_msg("calibrate: %s", err.msg);
+		calib_result_free(&res);
+		return EXIT_FAIL;
+	}
+	if (!o.dry_run) {
+		path = o.output ? xstrdup(o.output) : model_default_path();
+		if (model_save(&res.coefs, path, &err)) {
+			error_msg("%s", err.msg);
+			r = EXIT_FAIL;
+		}
+	}
+	if (o.json)
+		print_json(&res, path);
+	else
+		print_text(&res, path);
+	free(path);
+	calib_result_free(&res);
+	return r;
+}

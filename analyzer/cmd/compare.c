@@ -1,0 +1,115 @@
+/* ldprof compare: two programs side by side, interleaved, with the verdict of the numbers. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "model/compare.h"
+#include "base/json.h"
+#include "render/output.h"
+#include "run/profile.h"
+#include "render/render.h"
+#include "base/words.h"
+
+const char usage_compare[] =
+	"usage: ldprof compare [OPTIONS] PROGRAM_A PROGRAM_B -- [ARGS...]\n"
+	"       ldprof compare [OPTIONS] 'COMMAND A' 'COMMAND B'\n"
+	"\n"
+	"Run two programs interleaved (A B A B ...) and compare their start-up: the\n"
+	"ratio B/A and the difference B-A of the median totals with 95% CIs (paired\n"
+	"bootstrap), whether the difference is significant, the per-phase differences\n"
+	"(dynamic sides) and the libraries only one side pays for. Both sides are timed\n"
+	"alike without the shim, from the last timestamp before execve to reaping, so a\n"
+	"static and a dynamic program compare fairly; dynamic sides also get profiled\n"
+	"runs for their phases. In the first form both programs get the ARGS after\n"
+	"--; in the second each quoted command line is split into words (quotes and\n"
+	"backslashes as in sh, no expansion).\n"
+	"\n"
+	"Options:\n" PROFILE_USAGE "      --json          print JSON (schema ldprof-compare/1)\n"
+	"  -o, --output FILE   write there (atomically) instead of to standard output\n"
+	"      --color WHEN    auto, always or never (default auto)\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 when the comparison was printed, 1 when a program could not be\n"
+	"run, 2 for bad options or input.\n";
+
+static const struct option long_opts[] = {
+	PROFILE_LONG_OPTIONS,
+	OUT_LONG_OPTIONS,
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* Build the two command lines from either form; -1 on a usage error. */
+static int commands_of(int argc, char **argv, struct profile_cmd cmd[2], char **words[2])
+{
+	int n = argc - optind;
+	char **op = argv + optind;
+	struct errbuf err;
+
+	if (n >= 3 && !strcmp(op[2], "--")) {
+		int nargs = n - 3;
+		for (int s = 0; s < 2; s++) {
+			words[s] = xcalloc((size_t)nargs + 2, sizeof *words[s]);
+			words[s][0] = op[s];
+			memcpy(words[s] + 1, op + 3, (size_t)nargs * sizeof *op);
+			cmd[s] = (struct profile_cmd){nargs + 1, words[s]};
+		}
+		return 0;
+	}
+	if (n != 2) {
+		usage_error("compare", "want PROGRAM_A PROGRAM_B -- ARGS, or two quoted commands");
+		return -1;
+	}
+	for (int s = 0; s < 2; s++) {
+		size_t nw;
+		if (split_words(op[s], &words[s], &nw, &err)) {
+			usage_error("compare", "'%s': %s", op[s], err.msg);
+			return -1;
+		}
+		if (!nw) {
+			usage_error("compare", "an empty command");
+			return -1;
+		}
+		cmd[s] = (struct profile_cmd){(int)nw, words[s]};
+	}
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct profile_opts p;
+	struct out_opts out = {0};
+	struct profile_cmd cmd[2];
+	char **words[2] = {NULL, NULL};
+	struct trace t[2];
+	struct compare c;
+	struct errbuf err;
+	int r = profile_parse(argc, argv, "compare", long_opts, &p, &out);
+
+	if (r >= 0)
+		return r;
+	if (out.format != OUT_TEXT && out.format != OUT_JSON && out.format != OUT_HYPERFINE)
+		return usage_error("compare", "compare writes text, json or hyperfine (each side's "
+					      "plain runs, as hyperfine --export-json)");
+	if (commands_of(argc, argv, cmd, words))
+		return EXIT_USAGE;
+	memset(t, 0, sizeof t);
+	r = profile_programs(&p, 2, cmd, t, true);
+	if (r == EXIT_OK) {
+		compare_build(&t[0], &t[1], &c);
+		if (compare_write(&out, &c, &err)) {
+			error_msg("%s", err.msg);
+			r = EXIT_FAIL;
+		}
+		compare_free(&c);
+	}
+	for (int s = 0; s < 2; s++) {
+		trace_free(&t[s]);
+		free(words[s]);
+	}
+	return r;
+}

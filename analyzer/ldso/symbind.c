@@ -1,0 +1,382 @@
+/*
+ * Relocation as ld.so performs it at startup (glibc 2.36 elf/rtld.c,
+ * elf/dl-reloc.c, elf/do-rel.h, sysdeps/x86_64/dl-machine.h): objects in
+ * reverse initialisation order, ld.so itself skipped (it relocated itself
+ * before it could look anything up), each object's DT_RELA then DT_JMPREL,
+ * and RESOLVE_MAP's one-entry cache: a relocation naming the same symbol
+ * with the same type class as the previous lookup reuses its answer.
+ */
+#include "ldso/symbind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The vDSO symbols glibc 2.36's setup_vdso_pointers looks up on x86-64,
+   in its order, all with version LINUX_2.6 (marked hidden). */
+static const char *const vdso_symbols[] = {
+	"__vdso_clock_gettime", "__vdso_gettimeofday", "__vdso_time",
+	"__vdso_getcpu",	"__vdso_clock_getres",
+};
+
+/* libc's IFUNCs whose resolvers ask the vDSO (dl_vdso_vsym), so every
+   relocation bound to them costs one more lookup at a real start. */
+static const struct {
+	const char *ifunc, *vdso_symbol;
+} vdso_resolvers[] = {
+	{"gettimeofday", "__vdso_gettimeofday"},
+	{"__gettimeofday", "__vdso_gettimeofday"},
+	{"time", "__vdso_time"},
+};
+
+static void add_binding(struct bindset *bs, const struct binding *b)
+{
+	GROW(bs->b, bs->cap, bs->n);
+	bs->b[bs->n++] = *b;
+}
+
+/* Lengths for ld.so's own lookups (relocations have them precomputed). */
+static void add_lookup(struct bindset *bs, struct binding b)
+{
+	b.namelen = (uint16_t)strlen(b.name);
+	b.verlen = b.version ? (uint16_t)strlen(b.version) : 0;
+	add_binding(bs, &b);
+}
+
+/* dl_vdso_vsym: one lookup in the vDSO alone, version LINUX_2.6 (marked
+   hidden). Its work is charged to w. */
+static void vdso_lookup(struct process *p, struct unique_table *u, struct bindset *bs,
+			const char *name, struct lookup_work *w, uint16_t flags)
+{
+	struct elf_version linux26 = {.name = "LINUX_2.6", .hidden = true};
+	struct lookup_result res;
+	int v = p->vdso;
+
+	if (v < 0)
+		return;
+	linux26.hash = ldso_sysv_hash(linux26.name);
+	struct lookup_req req = {.name = name,
+				 .hash = ldso_gnu_hash(name),
+				 .sysv = UINT32_MAX,
+				 .undef = v,
+				 .version = &linux26,
+				 .version_hidden_req = true};
+	if (symbol_lookup_in(p, u, &v, 1, &req, w, &res))
+		add_lookup(bs, (struct binding){v, res.val.obj, 0, res.val.sym, 0, name,
+						linux26.name, BIND_VDSO | flags, 0, 0});
+}
+
+static void ifunc_resolver_lookup(struct process *p, struct unique_table *u, struct bindset *bs,
+				  const struct binding *b, struct lookup_work *w)
+{
+	const struct elfobj *def = p->obj[b->to]->elf;
+
+	if (!def->soname || strcmp(def->soname, "libc.so.6"))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(vdso_resolvers); i++)
+		if (!strcmp(elfobj_sym_name(def, b->tsym), vdso_resolvers[i].ifunc))
+			vdso_lookup(p, u, bs, vdso_resolvers[i].vdso_symbol, w, BIND_UNTRACED);
+}
+
+/* The memo of this library in this scope: one to use, or one to build. */
+struct memo_use {
+	const struct reloc_memo *use;
+	struct reloc_memo *build;
+	char *key;
+};
+
+static void memo_start(struct process *p, int oi, struct memo_use *mu)
+{
+	const struct elfobj *o = p->obj[oi]->elf;
+	const void **objs;
+
+	memset(mu, 0, sizeof *mu);
+	/* Only libraries: each program is relocated once, and one that is not
+	   the environment's own (the fuzzer's input) would not outlive its key. */
+	if (oi == p->main || o->symbolic || p->nscope < 1 || !o->nsymrefs)
+		return;
+	objs = xcalloc(p->nscope, sizeof *objs);
+	for (size_t i = 1; i < p->nscope; i++)
+		objs[i - 1] = p->obj[p->scope[i]]->elf;
+	mu->key = memo_key(o, objs, p->nscope - 1);
+	free(objs);
+	mu->use = memo_find(&p->env->memo, mu->key);
+	if (mu->use && mu->use->n != o->nsymrefs)
+		mu->use = NULL; /* cannot happen for one object; never trust it blindly */
+	if (!mu->use) {
+		mu->build = xmalloc(sizeof *mu->build);
+		mu->build->n = o->nsymrefs;
+		mu->build->slot = xcalloc(o->nsymrefs, sizeof *mu->build->slot);
+	}
+}
+
+static void memo_finish(struct process *p, struct memo_use *mu)
+{
+	if (mu->build)
+		memo_publish(&p->env->memo, mu->key, mu->build);
+	free(mu->key);
+}
+
+static void add_work(struct lookup_work *w, const struct memo_slot *s)
+{
+	w->probes += s->probes;
+	w->bloom_rejects += s->bloom_rejects;
+	w->chain += s->chain;
+	w->strcmps += s->strcmps;
+}
+
+static bool is_ifunc(const struct process *p, const struct lookup_result *res)
+{
+	if (res->ifunc >= 0)
+		return res->ifunc;
+	const Elf64_Sym *def = &p->obj[res->val.obj]->elf->syms[res->val.sym];
+	return ELF64_ST_TYPE(def->st_info) == STT_GNU_IFUNC && def->st_shndx != SHN_UNDEF;
+}
+
+/* symbol_lookup, reusing or recording the part past the program. */
+static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_req *req,
+		       struct lookup_work *w, struct lookup_result *res, struct memo_use *mu,
+		       size_t i)
+{
+	struct lookup_work wr = {0};
+
+	if ((!mu->use && !mu->build) || ELF64_ST_VISIBILITY(req->ref_other) == STV_PROTECTED)
+		return symbol_lookup(p, u, req, w, res);
+	w->lookups++;
+	if (symbol_lookup_program(p, u, req, w, res))
+		return true;
+	if (mu->use && mu->use->slot[i].ok) {
+		const struct memo_slot *s = &mu->use->slot[i];
+		add_work(w, s);
+		res->val = (struct sym_val){s->pos >= 0 ? p->scope[s->pos] : -1, s->sym};
+		res->ifunc = s->ifunc;
+		return s->pos >= 0;
+	}
+	bool found = symbol_lookup_rest(p, u, req, &wr, res);
+	w->probes += wr.probes;
+	w->bloom_rejects += wr.bloom_rejects;
+	w->chain += wr.chain;
+	w->strcmps += wr.strcmps;
+	if (mu->build && !res->unique)
+		mu->build->slot[i] =
+			(struct memo_slot){found ? p->obj[res->val.obj]->scope_pos : -1,
+					   res->val.sym,
+					   (uint32_t)wr.probes,
+					   (uint32_t)wr.bloom_rejects,
+					   (uint32_t)wr.chain,
+					   (uint32_t)wr.strcmps,
+					   true,
+					   found && is_ifunc(p, res)};
+	return found;
+}
+
+struct lookup_cache {
+	bool valid, found;
+	uint32_t sym;
+	uint8_t tclass;
+	struct lookup_result res;
+};
+
+static uint16_t result_flags(const struct process *p, const struct lookup_result *res, bool found,
+			     const struct elf_symref *r)
+{
+	uint16_t f = 0;
+
+	if (!found)
+		return ELF64_ST_BIND(r->info) == STB_WEAK ? BIND_WEAK_UNDEF : BIND_MISSING;
+	if (res->protected_ref)
+		f |= BIND_PROTECTED;
+	if (res->unique)
+		f |= BIND_UNIQUE;
+	if (is_ifunc(p, res))
+		f |= BIND_IFUNC;
+	return f;
+}
+
+static void bind_ref(struct process *p, struct unique_table *u, struct bindset *bs, int oi,
+		     size_t ri, bool deferred, struct lookup_cache *cache, uint16_t extra,
+		     struct memo_use *mu)
+{
+	const struct elfobj *o = p->obj[oi]->elf;
+	const struct elf_symref *r = &o->symrefs[ri];
+	struct obj_binding *ob = &bs->obj[oi];
+	struct lookup_work *w = deferred ? &ob->deferred : &ob->work;
+	struct lookup_result res;
+	bool found;
+	uint16_t flags = deferred ? BIND_DEFERRED : 0;
+
+	if (!deferred && cache->valid && cache->sym == r->sym && cache->tclass == r->tclass) {
+		w->cached++;
+		res = cache->res;
+		found = cache->found;
+		flags |= BIND_CACHED;
+	} else {
+		struct lookup_req req = {.name = r->name,
+					 .hash = r->hash,
+					 .sysv = UINT32_MAX,
+					 .undef = oi,
+					 .ref = &o->syms[r->sym],
+					 .ref_idx = r->sym,
+					 .ref_other = r->other,
+					 .version = r->version,
+					 .version_hidden_req = r->version && r->version->hidden,
+					 .tclass = r->tclass};
+		found = lookup_ref(p, u, &req, w, &res, mu, ri);
+		if (!deferred)
+			*cache = (struct lookup_cache){true, found, r->sym, r->tclass, res};
+	}
+	flags |= result_flags(p, &res, found, r);
+	if (flags & BIND_MISSING)
+		ob->missing++;
+	if (flags & BIND_WEAK_UNDEF)
+		ob->weak_undef++;
+	struct binding b = {oi,
+			    found ? res.val.obj : -1,
+			    r->sym,
+			    res.val.sym,
+			    r->type,
+			    r->name,
+			    r->version ? r->version->name : NULL,
+			    (uint16_t)(flags | extra),
+			    r->namelen,
+			    r->version ? r->version->namelen : 0};
+	add_binding(bs, &b);
+	if ((flags & BIND_IFUNC) && !deferred) {
+		ob->ifunc_calls++;
+		ifunc_resolver_lookup(p, u, bs, &b, w);
+	}
+}
+
+/* ld.so ends its startup by calling libc's __libc_early_init, whose first
+   call through libc's PLT (__tunable_get_val) is bound then, before main,
+   when libc binds lazily. */
+static bool early_plt_call(const struct elfobj *o, const struct elf_symref *r)
+{
+	return o->soname && !strcmp(o->soname, "libc.so.6") &&
+	       !strcmp(r->name, "__tunable_get_val");
+}
+
+/* _dl_relocate_object for one object; lazy is false for ld.so's own
+   second relocation, which binds everything. */
+static void relocate(struct process *p, struct unique_table *u, struct bindset *bs, int oi,
+		     bool lazy, uint16_t extra)
+{
+	const struct elfobj *o = p->obj[oi]->elf;
+	struct obj_binding *ob = &bs->obj[oi];
+	struct lookup_cache cache = {0};
+	struct memo_use mu;
+
+	ob->relocated = true;
+	ob->lazy = lazy;
+	ob->ifunc_calls = o->relocs.irelative;
+	memo_start(p, oi, &mu);
+	for (size_t i = 0; i < o->nsymrefs; i++) {
+		const struct elf_symref *r = &o->symrefs[i];
+		bool deferred = lazy && r->in_jmprel && r->type == R_X86_64_JUMP_SLOT;
+		if (deferred && early_plt_call(o, r)) {
+			/* _dl_fixup: a lookup at startup that bypasses the cache */
+			struct lookup_cache none = {0};
+			bind_ref(p, u, bs, oi, i, false, &none, extra | BIND_EARLY, &mu);
+			continue;
+		}
+		bind_ref(p, u, bs, oi, i, deferred, &cache, extra, &mu);
+	}
+	memo_finish(p, &mu);
+}
+
+/* After relocation ld.so switches from its minimal malloc to the program's
+   (__rtld_malloc_init_real: four lookups from the program, version
+   GLIBC_2.2.5) and relocates itself again in the global scope, so that
+   libc may interpose its GLIBC_PRIVATE functions. Neither happens under
+   LD_TRACE_LOADED_OBJECTS. */
+static void ldso_after_relocation(struct process *p, struct unique_table *u, struct bindset *bs)
+{
+	static const char *const names[] = {"calloc", "free", "malloc", "realloc"};
+	struct elf_version v = {.name = "GLIBC_2.2.5"};
+	struct lookup_work *w = &bs->obj[p->main].work;
+
+	v.hash = ldso_sysv_hash(v.name);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		struct lookup_req req = {.name = names[i],
+					 .hash = ldso_gnu_hash(names[i]),
+					 .sysv = UINT32_MAX,
+					 .undef = p->main,
+					 .version = &v};
+		struct lookup_result res;
+		bool found = symbol_lookup(p, u, &req, w, &res);
+		add_lookup(bs,
+			   (struct binding){p->main, found ? res.val.obj : -1, 0, res.val.sym, 0,
+					    names[i], v.name,
+					    BIND_UNTRACED | BIND_LDSO | (found ? 0 : BIND_MISSING),
+					    0, 0});
+	}
+	if (p->rtld >= 0)
+		relocate(p, u, bs, p->rtld, false, BIND_UNTRACED | BIND_LDSO);
+}
+
+void bind_versions(struct process *p, struct bindset *bs);
+void bind_imports_compute(struct process *p, struct bindset *bs);
+
+void bind_process(struct process *p, const struct bind_options *opt, struct bindset *bs)
+{
+	struct unique_table u = {0};
+
+	memset(bs, 0, sizeof *bs);
+	bs->nobj = p->nobj;
+	bs->obj = xcalloc(p->nobj + 1, sizeof *bs->obj);
+	if (p->is_static)
+		return;
+	/* One binding per symbolic relocation, plus ld.so's own few. */
+	size_t want = 64;
+	for (size_t i = 0; i < p->nobj; i++)
+		want += p->obj[i]->elf && !p->obj[i]->faked ? p->obj[i]->elf->nsymrefs : 0;
+	GROW(bs->b, bs->cap, want);
+	for (size_t i = 0; i < ARRAY_SIZE(vdso_symbols); i++)
+		if (p->vdso >= 0)
+			vdso_lookup(p, &u, bs, vdso_symbols[i], &bs->obj[p->vdso].work, 0);
+	for (size_t i = p->ninit; i-- > 0;) {
+		int oi = p->initorder[i];
+		const struct elfobj *o = p->obj[oi]->elf;
+		if (oi != p->rtld && o)
+			relocate(p, &u, bs, oi, !opt->bind_now && !o->bind_now, 0);
+	}
+	if (!p->fatal)
+		ldso_after_relocation(p, &u, bs);
+	unique_table_free(&u);
+	for (size_t i = 0; i < p->nobj; i++) {
+		const struct lookup_work *w = &bs->obj[i].work;
+		bs->total.lookups += w->lookups;
+		bs->total.cached += w->cached;
+		bs->total.probes += w->probes;
+		bs->total.bloom_rejects += w->bloom_rejects;
+		bs->total.chain += w->chain;
+		bs->total.strcmps += w->strcmps;
+	}
+	bind_versions(p, bs);
+	bind_imports_compute(p, bs);
+}
+
+void bindset_free(struct bindset *bs)
+{
+	free(bs->b);
+	free(bs->obj);
+	free(bs->imports);
+	free(bs->vp);
+	memset(bs, 0, sizeof *bs);
+}
+
+uint32_t bind_imports(const struct bindset *bs, int obj, int dep)
+{
+	if (!bs->imports || obj < 0 || dep < 0)
+		return 0;
+	return bs->imports[(size_t)obj * bs->nobj + (size_t)dep];
+}
+
+const char *bind_flag_name(unsigned bit)
+{
+	static const char *const names[BIND_NFLAGS] = {
+		"cached",    "lazy", "protected", "ifunc", "unique",	 "weak-undefined",
+		"undefined", "vdso", "untraced",  "ld.so", "early-init",
+	};
+
+	return bit < BIND_NFLAGS ? names[bit] : NULL;
+}

@@ -1,0 +1,230 @@
+/*
+ * Symbol lookup, following glibc 2.36 elf/dl-lookup.c (do_lookup_x,
+ * check_match, do_lookup_unique, _dl_lookup_symbol_x). The tables were
+ * validated when the objects were opened (elfsym.c), so the walks here
+ * need no bounds checks and always end.
+ */
+#include "ldso/symlookup.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Symbol types that can satisfy a reference (check_match's ALLOWED_STT). */
+#define ALLOWED_STT                                                                                \
+	((1u << STT_NOTYPE) | (1u << STT_OBJECT) | (1u << STT_FUNC) | (1u << STT_COMMON) |         \
+	 (1u << STT_TLS) | (1u << STT_GNU_IFUNC))
+
+struct scan {
+	const Elf64_Sym *versioned; /* the only versioned candidate so far */
+	uint32_t versioned_idx;
+	int num_versions;
+};
+
+static bool binds_local(const Elf64_Sym *s)
+{
+	unsigned v = ELF64_ST_VISIBILITY(s->st_other);
+
+	return v == STV_HIDDEN || v == STV_INTERNAL;
+}
+
+/* check_match: is symbol i of o the definition req wants? */
+static bool check_match(const struct elfobj *o, int obj, uint32_t i, const struct lookup_req *req,
+			int tclass, struct scan *sc, struct lookup_work *w)
+{
+	const Elf64_Sym *s = &o->syms[i];
+	unsigned stt = ELF64_ST_TYPE(s->st_info);
+
+	if ((!s->st_value && s->st_shndx != SHN_ABS && stt != STT_TLS) ||
+	    ((tclass & RTYPE_CLASS_PLT) && s->st_shndx == SHN_UNDEF))
+		return false;
+	if (stt >= 32 || !((1u << stt) & ALLOWED_STT))
+		return false;
+	/* The reference itself needs no comparison (same table entry). */
+	if (!(obj == req->undef && i == req->ref_idx && req->ref)) {
+		w->strcmps++;
+		if (strcmp(elfobj_sym_name(o, i), req->name))
+			return false;
+	}
+	if (!o->versym)
+		return true;
+	uint16_t raw = o->versym[i];
+	const struct elf_version *v = elfobj_sym_version(o, i);
+	if (req->version) {
+		bool same = v->hash == req->version->hash && v->name &&
+			    !strcmp(v->name, req->version->name);
+		return same || !(req->version_hidden_req || v->hash || (raw & 0x8000));
+	}
+	/* An unversioned reference takes the base/global definition, or the
+	   only non-hidden versioned one (decided after the scan). */
+	if ((raw & 0x7fff) >= 3) {
+		if (!(raw & 0x8000) && sc->num_versions++ == 0) {
+			sc->versioned = s;
+			sc->versioned_idx = i;
+		}
+		return false;
+	}
+	return true;
+}
+
+/* The candidates of one object: returns the symbol index or UINT32_MAX. */
+static uint32_t scan_object(struct lookup_req *req, const struct elfobj *o, int obj, int tclass,
+			    struct lookup_work *w)
+{
+	struct scan sc = {NULL, 0, 0};
+
+	if (o->hash.style == HASH_GNU) {
+		const struct elf_gnu_hash *g = &o->gnu;
+		uint64_t h = req->hash, word = g->bloom[(h / 64) & g->bloom_mask];
+		if (!((word >> (h & 63)) & (word >> ((h >> (g->shift & 63)) & 63)) & 1)) {
+			w->bloom_rejects++;
+			return UINT32_MAX;
+		}
+		uint32_t i = g->buckets[h % g->nbuckets];
+		if (i) {
+			uint32_t e;
+			do {
+				e = g->chain[i - g->symoffset];
+				w->chain++;
+				if (!((e ^ h) >> 1) && check_match(o, obj, i, req, tclass, &sc, w))
+					return i;
+				i++;
+			} while (!(e & 1));
+		}
+	} else {
+		const struct elf_sysv_hash *s = &o->sysv;
+		if (req->sysv == UINT32_MAX)
+			req->sysv = ldso_sysv_hash(req->name);
+		for (uint32_t i = s->buckets[req->sysv % s->nbuckets]; i; i = s->chain[i]) {
+			w->chain++;
+			if (check_match(o, obj, i, req, tclass, &sc, w))
+				return i;
+		}
+	}
+	return sc.num_versions == 1 ? sc.versioned_idx : UINT32_MAX;
+}
+
+static void unique(struct unique_table *u, const struct lookup_req *req, int obj, uint32_t sym,
+		   int tclass, struct sym_val *res)
+{
+	struct sym_val *e = strmap_get(&u->map, req->name);
+
+	*res = (struct sym_val){obj, sym};
+	if (e) {
+		if (!(tclass & RTYPE_CLASS_COPY))
+			*res = *e;
+		return;
+	}
+	e = xmalloc(sizeof *e);
+	/* A copy relocation enters the executable's copy for everyone. */
+	*e = (tclass & RTYPE_CLASS_COPY) ? (struct sym_val){req->undef, req->ref_idx}
+					 : (struct sym_val){obj, sym};
+	strmap_put(&u->map, req->name, e);
+}
+
+/* do_lookup_x over list[0..n): returns true with *res when found. */
+static bool lookup_list(struct process *p, struct unique_table *u, const int *list, size_t n,
+			struct lookup_req *req, int tclass, struct lookup_work *w,
+			struct lookup_result *res)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct dso *d = p->obj[list[k]];
+		if ((tclass & RTYPE_CLASS_COPY) && d->is_main)
+			continue;
+		w->probes++;
+		const struct elfobj *o = d->elf;
+		if (!o || !o->hash.nbuckets || !o->nsyms)
+			continue;
+		uint32_t i = scan_object(req, o, list[k], tclass, w);
+		if (i == UINT32_MAX)
+			continue;
+		const Elf64_Sym *s = &o->syms[i];
+		if (binds_local(s))
+			continue;
+		switch (ELF64_ST_BIND(s->st_info)) {
+		case STB_WEAK:
+		case STB_GLOBAL:
+			res->val = (struct sym_val){list[k], i};
+			return true;
+		case STB_GNU_UNIQUE:
+			unique(u, req, list[k], i, tclass, &res->val);
+			res->unique = true;
+			return true;
+		default:
+			continue;
+		}
+	}
+	return false;
+}
+
+static bool lookup_scopes(struct process *p, struct unique_table *u, struct lookup_req *req,
+			  int tclass, struct lookup_work *w, struct lookup_result *res)
+{
+	const struct dso *d = p->obj[req->undef];
+
+	/* A DT_SYMBOLIC object's own symbols come first (dl-load.c puts its
+	   l_symbolic_searchlist before the global scope); not the program. */
+	if (d->elf && d->elf->symbolic && !d->is_main) {
+		int self = req->undef;
+		if (lookup_list(p, u, &self, 1, req, tclass, w, res))
+			return true;
+	}
+	return lookup_list(p, u, p->scope, p->nscope, req, tclass, w, res);
+}
+
+/* The protected rule: a protected definition in the requester wins over
+   any other, judged by a PLT-class lookup for non-PLT relocations. */
+static void apply_protected(struct process *p, struct unique_table *u, struct lookup_req *req,
+			    struct lookup_work *w, struct lookup_result *res)
+{
+	if (!req->ref || ELF64_ST_VISIBILITY(req->ref_other) != STV_PROTECTED)
+		return;
+	res->protected_ref = true;
+	if (req->tclass == RTYPE_CLASS_PLT) {
+		if (res->val.obj != req->undef)
+			res->val = (struct sym_val){req->undef, req->ref_idx};
+		return;
+	}
+	struct lookup_result pv = {{-1, 0}, false, false, -1};
+	if (lookup_scopes(p, u, req, RTYPE_CLASS_PLT, w, &pv) && pv.val.obj != req->undef)
+		res->val = (struct sym_val){req->undef, req->ref_idx};
+}
+
+bool symbol_lookup(struct process *p, struct unique_table *u, struct lookup_req *req,
+		   struct lookup_work *w, struct lookup_result *res)
+{
+	*res = (struct lookup_result){{-1, 0}, false, false, -1};
+	w->lookups++;
+	if (!lookup_scopes(p, u, req, req->tclass, w, res))
+		return false;
+	apply_protected(p, u, req, w, res);
+	return true;
+}
+
+bool symbol_lookup_program(struct process *p, struct unique_table *u, struct lookup_req *req,
+			   struct lookup_work *w, struct lookup_result *res)
+{
+	*res = (struct lookup_result){{-1, 0}, false, false, -1};
+	if (req->tclass & RTYPE_CLASS_COPY)
+		return false; /* a copy relocation never looks in the program */
+	return lookup_list(p, u, p->scope, 1, req, req->tclass, w, res);
+}
+
+bool symbol_lookup_rest(struct process *p, struct unique_table *u, struct lookup_req *req,
+			struct lookup_work *w, struct lookup_result *res)
+{
+	*res = (struct lookup_result){{-1, 0}, false, false, -1};
+	return lookup_list(p, u, p->scope + 1, p->nscope - 1, req, req->tclass, w, res);
+}
+
+bool symbol_lookup_in(struct process *p, struct unique_table *u, const int *list, size_t n,
+		      struct lookup_req *req, struct lookup_work *w, struct lookup_result *res)
+{
+	*res = (struct lookup_result){{-1, 0}, false, false, -1};
+	w->lookups++;
+	return lookup_list(p, u, list, n, req, req->tclass, w, res);
+}
+
+void unique_table_free(struct unique_table *u)
+{
+	strmap_free(&u->map, free);
+}

@@ -1,0 +1,79 @@
+/*
+ * One symbol lookup as glibc 2.36's _dl_lookup_symbol_x does it: the
+ * scopes in order, each object's GNU hash (Bloom filter, bucket, chain) or
+ * SysV hash, check_match's version rules, weak/global/unique bindings and
+ * the protected-symbol rule, counting the work in the loader's terms.
+ */
+#ifndef LDPROF_SYMLOOKUP_H
+#define LDPROF_SYMLOOKUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ldso/resolve.h"
+#include "base/strmap.h"
+
+/* The lookup work of one object's relocations (or of ld.so's own lookups). */
+struct lookup_work {
+	uint64_t lookups;	/* _dl_lookup_symbol_x calls */
+	uint64_t cached;	/* relocations the one-entry lookup cache answered */
+	uint64_t probes;	/* objects whose tables were consulted */
+	uint64_t bloom_rejects; /* probes the GNU Bloom filter ended */
+	uint64_t chain;		/* hash chain entries examined */
+	uint64_t strcmps;	/* symbol names compared in full */
+};
+
+/* A symbol ld.so found: object index and symbol index, or obj -1. */
+struct sym_val {
+	int obj;
+	uint32_t sym;
+};
+
+struct lookup_req {
+	const char *name;
+	uint32_t hash;	      /* GNU hash of name */
+	uint32_t sysv;	      /* SysV hash, UINT32_MAX until needed */
+	int undef;	      /* the object looking */
+	const Elf64_Sym *ref; /* its symbol, or NULL (identity only: see ref_other) */
+	uint32_t ref_idx;
+	uint8_t ref_other;		   /* ref's st_other (protected?), from the symref */
+	const struct elf_version *version; /* NULL: unversioned */
+	bool version_hidden_req;	   /* the request's own "hidden" flag */
+	int tclass;
+};
+
+/* STB_GNU_UNIQUE: one definition per process, the first one found. */
+struct unique_table {
+	struct strmap map; /* name -> struct sym_val * */
+};
+
+struct lookup_result {
+	struct sym_val val;
+	bool protected_ref; /* the reference was protected ("protected symbol") */
+	bool unique;
+	int8_t ifunc; /* the definition is an IFUNC: 1, 0, or -1 unknown */
+};
+
+/*
+ * Look req up in the scopes of req->undef (the global scope, after the
+ * object itself for DT_SYMBOLIC). Returns false when nothing matches.
+ */
+bool symbol_lookup(struct process *p, struct unique_table *u, struct lookup_req *req,
+		   struct lookup_work *w, struct lookup_result *res);
+/*
+ * symbol_lookup in two steps, the program's own table, then the rest of
+ * the global scope (the caller counts the lookup). Exactly symbol_lookup
+ * when the requester is not DT_SYMBOLIC and its symbol not protected:
+ * the binding simulation reuses the second step across programs.
+ */
+bool symbol_lookup_program(struct process *p, struct unique_table *u, struct lookup_req *req,
+			   struct lookup_work *w, struct lookup_result *res);
+bool symbol_lookup_rest(struct process *p, struct unique_table *u, struct lookup_req *req,
+			struct lookup_work *w, struct lookup_result *res);
+/* The same in one explicit list of objects (the vDSO's own scope). */
+bool symbol_lookup_in(struct process *p, struct unique_table *u, const int *list, size_t n,
+		      struct lookup_req *req, struct lookup_work *w, struct lookup_result *res);
+
+void unique_table_free(struct unique_table *u);
+
+#endif

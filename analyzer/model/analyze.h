@@ -1,0 +1,133 @@
+/*
+ * From a trace to a report: each profiled run is cut into phases at the
+ * shim's milestones and its time attributed to objects; then every figure is
+ * summarized over the runs (median, 95% CI).
+ */
+#ifndef LDPROF_ANALYZE_H
+#define LDPROF_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/stats.h"
+#include "run/trace.h"
+
+enum phase { PH_EXEC, PH_LOAD, PH_RELOCATE, PH_INIT, PH_MAIN, PH_EXIT, PH_COUNT };
+
+const char *phase_name(enum phase p);
+const char *phase_help(enum phase p);
+
+/* One profiled run, in microseconds; NAN where the run did not tell. */
+struct run_breakdown {
+	bool valid; /* the shim recorded the loader's milestones */
+	double phase_us[PH_COUNT];
+	double elapsed_us[PH_COUNT +
+			  1]; /* from exec to the start of each phase; [PH_COUNT]: the end */
+	double *load_us, *reloc_us, *init_us, *fini_us; /* per trace object */
+	double *symbind_us; /* first to last la_symbind64 while relocating it (--symbind) */
+	uint32_t *symbind_calls;
+	bool reloc_by_model;   /* reloc_us split by the cost model, not by counts */
+	double reloc_model_us; /* the model's prediction for the whole phase */
+};
+
+/* Walks over a run's events, shared by the breakdown and the timeline. */
+
+/* The index of the first LA_ACT_CONSISTENT (end of startup), or r->nev. */
+size_t run_consistent_index(const struct trace_run *r);
+
+/*
+ * For each object ld.so mapped during startup: the gap before its
+ * la_objopen (from the previous loader event), in ticks.
+ */
+void run_load_gaps(const struct trace *t, const struct trace_run *r,
+		   void (*fn)(void *arg, uint32_t obj, uint64_t from, uint64_t to), void *arg);
+
+/*
+ * For each matched BEGIN/END pair (constructors or destructors), in the
+ * order they end: the END event, the BEGIN's timestamp, and the ticks spent
+ * in pairs nested inside it. An unmatched BEGIN (its function never
+ * returned) is dropped.
+ */
+void run_pairs(const struct trace_run *r, uint16_t begin, uint16_t end,
+	       void (*fn)(void *arg, const struct trace_event *e, uint64_t begin_ts,
+			  uint64_t nested),
+	       void *arg);
+
+/* bd must be zeroed; arrays are allocated for t->nobj objects. */
+void analyze_run(const struct trace *t, const struct trace_run *r, struct run_breakdown *bd);
+void run_breakdown_free(struct run_breakdown *bd);
+
+struct report_object {
+	uint32_t obj; /* index into trace.obj */
+	size_t runs;  /* runs in which it was seen */
+	struct summary load, reloc, init, fini, total;
+	struct summary symbind; /* --symbind: the PLT-binding span, when seen */
+	double link_saved_us;	/* linking this library statically would save (verdict.c) */
+	double symbind_calls;
+	double share; /* median total / median process total */
+};
+
+/* One recommendation with what it would save per exec (the model fills these). */
+struct advice {
+	char *what; /* "link statically", "drop libfoo.so.1 (-Wl,--as-needed)" */
+	char *why;  /* one sentence of evidence */
+	double saved_us, saved_lo, saved_hi; /* NAN when not estimated */
+};
+
+struct outcome {
+	int wait_status;
+	size_t runs;
+};
+
+struct report {
+	const struct trace *t;
+	bool is_static;
+	bool profiled;
+	size_t runs, warmup_runs, plain_runs, valid_runs;
+	struct summary total;	    /* counted runs: profiled, or plain if static */
+	struct summary plain_total; /* plain runs (overhead baseline) */
+	struct summary phase[PH_COUNT];
+	struct summary utime, stime, minflt, maxrss;
+	struct report_object *objs;
+	size_t nobjs;
+	struct run_breakdown *bd; /* the valid counted profiled runs, in run order */
+	size_t nbd;
+	bool have_overhead;
+	double overhead_us, overhead_pct, overhead_minflt;
+	double overhead_ci_lo, overhead_ci_hi; /* paired bootstrap, 95% */
+	struct outcome *outcomes;
+	size_t noutcomes;
+	double phase_sum_us; /* sum of phase medians, to compare with the total */
+	/* The relocation cost model against the measured relocate phase. */
+	bool reloc_by_model;
+	double reloc_model_us, reloc_residual_us;
+	bool interrupted;
+	/* The static-link verdict and ranked advice, when the model gave them. */
+	bool have_verdict;
+	double static_saved_us, static_saved_lo, static_saved_hi, static_saved_pct;
+	double static_kept_us; /* what a static build would still pay of it (IFUNC) */
+	struct advice *advice; /* largest saving first */
+	size_t nadvice;
+	char **notes; /* plain sentences the renderers print */
+	size_t nnotes, capnotes;
+};
+
+void report_build(const struct trace *t, struct report *rep);
+/* Append a note (allocated; NULL is ignored). */
+void report_add_note(struct report *rep, char *note);
+
+/* The static-link estimate and ranked advice (verdict.c); report_build calls it. */
+void verdict_build(const struct trace *t, struct report *rep);
+
+/*
+ * Each phase's median contribution over the runs bd[pick[0..n)]: the median
+ * elapsed time at its end minus at its start. buf holds n doubles.
+ */
+void phase_estimates(const struct run_breakdown *bd, const size_t *pick, size_t n, double *buf,
+		     double est[PH_COUNT]);
+void report_free(struct report *rep);
+/* "exit status 3", "killed by SIGSEGV" */
+char *describe_status(int wait_status);
+const char *role_name(enum obj_role r);
+
+#endif

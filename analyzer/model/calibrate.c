@@ -1,0 +1,380 @@
+/*
+ * Calibration: build synthetic programs that vary one kind of relocation
+ * work each, run them interleaved under the shim, and fit the model's
+ * coefficients to their measured relocate phases by non-negative least
+ * squares. The inputs of the fit are the analyzer's counts for every object
+ * of each program (libc and ld.so included), so the fitted model applies to
+ * any program the analyzer can replay.
+ */
+#include "model/calibrate.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/compare.h"
+#include "run/machine.h"
+#include "model/model.h"
+#include "base/nnls.h"
+
+/* One synthetic library: its name and gen-reloc-lib arguments. */
+struct lib_spec {
+	char name[40];
+	char args[96];
+};
+
+struct prog_spec {
+	char name[32];
+	struct lib_spec libs[24];
+	int nlibs;
+	bool relr; /* link its libraries with -z pack-relative-relocs */
+};
+
+static void __attribute__((format(printf, 3, 4)))
+add_lib(struct prog_spec *p, const char *name, const char *fmt, ...)
+{
+	struct lib_spec *l = &p->libs[p->nlibs++];
+	va_list ap;
+
+	snprintf(l->name, sizeof l->name, "%s", name);
+	va_start(ap, fmt);
+	vsnprintf(l->args, sizeof l->args, fmt, ap);
+	va_end(ap);
+}
+
+/* K libraries PREFIX0 .. PREFIX(K-1), each exporting N unreferenced functions. */
+static void add_exporters(struct prog_spec *p, const char *prefix, long k, long n)
+{
+	for (long i = 0; i < k; i++) {
+		char nm[24];
+		snprintf(nm, sizeof nm, "%s%ld", prefix, i);
+		add_lib(p, nm, "-e %ld -n %s", n, nm);
+	}
+}
+
+/* The programs: each varies one count, the others stay as in "base". */
+static size_t plan(bool quick, struct prog_spec *ps)
+{
+	static const long rel[] = {4000, 16000, 32000}, relr[] = {8000, 32000},
+			  pages[] = {32, 128, 256}, sym[] = {1000, 3000, 6000},
+			  depth[] = {0, 6, 12}, cached[] = {3000, 12000}, tls[] = {200, 800},
+			  ifunc[] = {200, 800}, objs[] = {8, 16};
+	size_t n = 0, q = quick ? 2 : 3;
+	struct prog_spec *p;
+
+#define NEW(...)                                                                                   \
+	(p = &ps[n++], memset(p, 0, sizeof *p), snprintf(p->name, sizeof p->name, __VA_ARGS__))
+	NEW("base");
+	for (size_t i = 0; i < q; i++) {
+		NEW("relative-%ld", rel[i]);
+		add_lib(p, "r", "-r %ld -n r", rel[i]);
+		NEW("pages-%ld", pages[i]); /* one relocation per page */
+		add_lib(p, "p", "-r %ld -p %ld -n p", pages[i], pages[i]);
+		NEW("symbolic-%ld", sym[i]);
+		add_lib(p, "s", "-s %ld -n s", sym[i]);
+		NEW("depth-%ld", depth[i]);
+		add_exporters(p, "f", depth[i], 64);
+		add_lib(p, "prov", "-e %d -n prov", 2000);
+		add_lib(p, "user", "-x %d -X prov -n user", 2000);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		/* -z pack-relative-relocs: the same relative work as DT_RELR. */
+		NEW("relr-%ld", relr[i]);
+		add_lib(p, "relr", "-r %ld -n relr", relr[i]);
+		p->relr = true;
+		NEW("cached-%ld", cached[i]);
+		add_lib(p, "c", "-c %ld -n c", cached[i]);
+		NEW("tls-%ld", tls[i]);
+		add_lib(p, "t", "-t %ld -n t", tls[i]);
+		NEW("ifunc-%ld", ifunc[i]);
+		add_lib(p, "i", "-i %ld -n i", ifunc[i]);
+		NEW("objects-%ld", objs[i]);
+		add_exporters(p, "o", objs[i], 1);
+	}
+#undef NEW
+	return n;
+}
+
+/* Where tools/gen-reloc-lib is: next to the binary, or installed. */
+static char *find_generator(void)
+{
+	char exe[PATH_MAX], *cand[4];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	const char *env = getenv("LDPROF_GEN_RELOC_LIB");
+	char *found = NULL;
+
+	if (env && *env)
+		return xstrdup(env);
+	if (len <= 0)
+		return xstrdup(LDPROF_PKGLIBDIR "/gen-reloc-lib");
+	exe[len] = '\0';
+	*strrchr(exe, '/') = '\0';
+	cand[0] = xasprintf("%s/tools/gen-reloc-lib", exe);	    /* the build tree */
+	cand[1] = xasprintf("%s/../tools/gen-reloc-lib", exe);	    /* build-asan/ldprof */
+	cand[2] = xasprintf("%s/../lib/ldprof/gen-reloc-lib", exe); /* an install */
+	cand[3] = xstrdup(LDPROF_PKGLIBDIR "/gen-reloc-lib");
+	for (int i = 0; i < 4; i++) {
+		if (!found && !access(cand[i], X_OK))
+			found = cand[i];
+		else
+			free(cand[i]);
+	}
+	return found;
+}
+
+/* Run a shell command line we composed from our own paths; 0 or -ECHILD. */
+static int sh(const char *cmd, struct errbuf *err)
+{
+	int st = system(cmd);
+
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return set_err(err, ECHILD, "calibration build failed: %s", cmd);
+	return 0;
+}
+
+static const char *cc(void)
+{
+	const char *c = getenv("CC");
+
+	return c && *c ? c : "cc";
+}
+
+static int build_prog(const char *dir, const char *gen, const struct prog_spec *p,
+		      struct errbuf *err)
+{
+	char *libs = xstrdup(""), *cmd;
+	int r = 0;
+
+	for (int i = 0; i < p->nlibs && !r; i++) {
+		const struct lib_spec *l = &p->libs[i];
+		cmd = xasprintf("cd '%s' && '%s' %s > %s-%s.c && %s -O1 -w -fPIC -shared %s "
+				"-Wl,-soname,lib%s-%s.so -o lib%s-%s.so %s-%s.c -L. %s",
+				dir, gen, l->args, p->name, l->name, cc(),
+				p->relr ? "-Wl,-z,pack-relative-relocs" : "", p->name, l->name,
+				p->name, l->name, p->name, l->name, libs);
+		r = sh(cmd, err);
+		free(cmd);
+		char *more = xasprintf("%s -l%s-%s", libs, p->name, l->name);
+		free(libs);
+		libs = more;
+	}
+	if (!r) {
+		cmd = xasprintf("cd '%s' && printf 'int main(void){return 0;}\\n' > %s.c && %s -O1 "
+				"-o %s %s.c -L. -Wl,--no-as-needed %s -Wl,-rpath,'$ORIGIN'",
+				dir, p->name, cc(), p->name, p->name, libs);
+		r = sh(cmd, err);
+		free(cmd);
+	}
+	free(libs);
+	return r;
+}
+
+static int build_all(const char *dir, const struct prog_spec *ps, size_t n, FILE *log,
+		     struct errbuf *err)
+{
+	char *gen = find_generator();
+	int r = 0;
+
+	if (!gen)
+		return set_err(err, ENOENT, "cannot find gen-reloc-lib (set LDPROF_GEN_RELOC_LIB)");
+	for (size_t i = 0; i < n && !r; i++) {
+		if (log && isatty(fileno(log)))
+			fprintf(log, "\rbuilding %zu/%zu: %-20s", i + 1, n, ps[i].name);
+		r = build_prog(dir, gen, &ps[i], err);
+	}
+	if (!r) {
+		char *cmd = xasprintf(
+			"cd '%s' && printf 'int main(void){return 0;}\\n' > min.c && "
+			"%s -O1 -o min-dynamic min.c && %s -O1 -static -o min-static min.c",
+			dir, cc(), cc());
+		r = sh(cmd, err);
+		free(cmd);
+	}
+	if (log && isatty(fileno(log)))
+		fputc('\n', log);
+	free(gen);
+	return r;
+}
+
+/* Run every program interleaved; the median relocate phase of each. */
+static int measure(const struct calib_opts *o, const char *dir, const struct prog_spec *ps,
+		   size_t n, struct calib_result *res)
+{
+	struct profile_cmd *cmds = xcalloc(n, sizeof *cmds);
+	struct trace *t = xcalloc(n, sizeof *t);
+	char **paths = xcalloc(2 * n, sizeof *paths); /* argv pairs: path, NULL */
+	struct errbuf err;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		paths[2 * i] = xasprintf("%s/%s", dir, ps[i].name);
+		cmds[i] = (struct profile_cmd){1, &paths[2 * i]};
+	}
+	if (o->log)
+		fprintf(o->log, "running %zu programs interleaved...\n", n);
+	r = profile_programs(&o->prof, n, cmds, t, false);
+	for (size_t i = 0; !r && i < n; i++) {
+		struct report rep;
+		report_build(&t[i], &rep);
+		res->measured_us[i] = rep.phase[PH_RELOCATE].median;
+		res->load_us[i] = rep.phase[PH_LOAD].median;
+		report_free(&rep);
+		if ((r = model_process_features(paths[2 * i], &res->features[i * MODEL_NFEAT],
+						&err)))
+			error_msg("%s", err.msg);
+	}
+	for (size_t i = 0; i < n; i++) {
+		trace_free(&t[i]);
+		free(paths[2 * i]);
+	}
+	free(t);
+	free(cmds);
+	free(paths);
+	return r;
+}
+
+/* What being dynamic costs the minimal program: a compare of the two builds. */
+static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct model_coefs *m)
+{
+	char *argv[4] = {xasprintf("%s/min-static", dir), NULL, xasprintf("%s/min-dynamic", dir),
+			 NULL};
+	struct profile_cmd cmds[2] = {{1, &argv[0]}, {1, &argv[2]}};
+	struct profile_opts po = o->prof;
+	struct trace t[2];
+	struct compare c;
+	int r;
+
+	/*
+	 * A small difference between two fast programs, and every static-link
+	 * estimate adds it whole: at least 1000 runs of each (about 2 s). With
+	 * 100, its CI was 60 us wide and its median moved by 30 us between
+	 * calibrations on one machine.
+	 */
+	po.plan.runs = po.plan.runs * 5 > 1000 ? po.plan.runs * 5 : 1000;
+	memset(t, 0, sizeof t);
+	r = profile_programs(&po, 2, cmds, t, true);
+	if (!r) {
+		compare_build(&t[0], &t[1], &c);
+		m->dynamic_fixed_us = c.diff.median;
+		m->static_min_us = c.plain[0].median;
+		m->dynamic_fixed_lo = c.diff.lo;
+		m->dynamic_fixed_hi = c.diff.hi;
+		compare_free(&c);
+	}
+	trace_free(&t[0]);
+	trace_free(&t[1]);
+	free(argv[0]);
+	free(argv[2]);
+	return r;
+}
+
+/* What one more library costs to find and map: the load phase of the
+ * objects-K programs against base's, per library. */
+static void load_cost(struct calib_result *res)
+{
+	double base = NAN, sum = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < res->n; i++)
+		if (!strcmp(res->names[i], "base"))
+			base = res->load_us[i];
+	for (size_t i = 0; i < res->n; i++) {
+		long objs;
+		if (sscanf(res->names[i], "objects-%ld", &objs) == 1 && objs > 0 && !isnan(base)) {
+			sum += (res->load_us[i] - base) / (double)objs;
+			k++;
+		}
+	}
+	res->coefs.load_per_object_us = k ? fmax(0, sum / (double)k) : 0;
+}
+
+static void fit(struct calib_result *res)
+{
+	size_t n = res->n, cols = MODEL_NFEAT + 1;
+	double *A = xcalloc(n * cols, sizeof *A), x[MODEL_NFEAT + 1];
+	struct model_coefs *m = &res->coefs;
+
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&A[i * cols], &res->features[i * MODEL_NFEAT], MODEL_NFEAT * sizeof *A);
+		A[i * cols + MODEL_NFEAT] = 1; /* the per-process intercept */
+	}
+	nnls(A, res->measured_us, n, cols, x);
+	memcpy(m->coef_us, x, sizeof m->coef_us);
+	m->intercept_us = x[MODEL_NFEAT];
+	m->r2 = nnls_r2(A, res->measured_us, n, cols, x, NULL);
+	m->programs = n;
+	for (size_t i = 0; i < n; i++)
+		res->model_us[i] =
+			m->intercept_us + model_object_us(m, &res->features[i * MODEL_NFEAT]);
+	free(A);
+	load_cost(res);
+}
+
+static void describe_machine(struct model_coefs *m)
+{
+	char *cpu = cpu_model();
+	time_t now = time(NULL);
+
+	snprintf(m->machine, sizeof m->machine, "%s, %ld CPUs", cpu ? cpu : "unknown CPU",
+		 sysconf(_SC_NPROCESSORS_ONLN));
+	free(cpu);
+	strftime(m->created, sizeof m->created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
+
+int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbuf *err)
+{
+	struct prog_spec ps[40];
+	char tmpl[] = "/tmp/ldprof-calibrate.XXXXXX";
+	const char *tmpdir = getenv("TMPDIR");
+	int r;
+
+	memset(res, 0, sizeof *res);
+	res->keep = o->keep;
+	res->workdir =
+		tmpdir && *tmpdir ? xasprintf("%s/ldprof-calibrate.XXXXXX", tmpdir) : xstrdup(tmpl);
+	if (!mkdtemp(res->workdir))
+		return set_err(err, errno, "%s: %s", res->workdir, strerror(errno));
+	res->n = plan(o->quick, ps);
+	res->names = xcalloc(res->n, sizeof *res->names);
+	res->measured_us = xcalloc(res->n, sizeof(double));
+	res->load_us = xcalloc(res->n, sizeof(double));
+	res->model_us = xcalloc(res->n, sizeof(double));
+	res->features = xcalloc(res->n * MODEL_NFEAT, sizeof(double));
+	for (size_t i = 0; i < res->n; i++)
+		res->names[i] = xstrdup(ps[i].name);
+	if ((r = build_all(res->workdir, ps, res->n, o->log, err)))
+		return r;
+	if (measure(o, res->workdir, ps, res->n, res) ||
+	    dynamic_fixed(o, res->workdir, &res->coefs))
+		return set_err(err, EIO, "calibration runs failed");
+	fit(res);
+	res->coefs.valid = res->coefs.calibrated = true;
+	describe_machine(&res->coefs);
+	return 0;
+}
+
+void calib_result_free(struct calib_result *res)
+{
+	if (res->workdir && !res->keep) {
+		char *cmd = xasprintf("rm -rf '%s'", res->workdir);
+		if (system(cmd)) {
+			/* A leftover temporary directory is not worth failing for. */
+		}
+		free(cmd);
+	}
+	for (size_t i = 0; i < res->n; i++)
+		free(res->names[i]);
+	free(res->names);
+	free(res->measured_us);
+	free(res->load_us);
+	free(res->model_us);
+	free(res->features);
+	free(res->workdir);
+	memset(res, 0, sizeof *res);
+}

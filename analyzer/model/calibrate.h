@@ -1,0 +1,36 @@
+/*
+ * `ldprof calibrate`: fit the relocation cost model on this machine from
+ * synthetic programs whose relocation work is known (tools/gen-reloc-lib).
+ */
+#ifndef LDPROF_CALIBRATE_H
+#define LDPROF_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/model-coefs.h"
+#include "run/profile.h"
+
+struct calib_opts {
+	struct profile_opts prof; /* runs per program and so on */
+	bool quick;		  /* fewer, smaller programs (the tests) */
+	bool keep;		  /* keep the build directory */
+	FILE *log;		  /* progress and the fit, or NULL */
+};
+
+struct calib_result {
+	struct model_coefs coefs;
+	size_t n;	     /* programs */
+	char **names;	     /* per program */
+	double *measured_us; /* median relocate phase */
+	double *load_us;     /* median load phase */
+	double *model_us;    /* the fit's prediction */
+	double *features;    /* n x MODEL_NFEAT, summed over the process */
+	char *workdir;
+	bool keep; /* do not remove workdir */
+};
+
+int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbuf *err);
+void calib_result_free(struct calib_result *res);
+
+#endif

@@ -1,0 +1,170 @@
+/*
+ * The calibration file: a few "key value" lines, versioned, under
+ * $XDG_CACHE_HOME/ldprof/ (it describes this machine, so it is a cache:
+ * `ldprof calibrate` can always make it again).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model/model.h"
+
+#define MAGIC "ldprof-calibration"
+
+/*
+ * Fallbacks when this machine was never calibrated: the coefficients of a
+ * calibration on the reference machine (2-vCPU AMD EPYC VM, Linux 6.18,
+ * glibc 2.36, 2026-11-30). Reports using them say "uncalibrated".
+ */
+void model_defaults(struct model_coefs *m)
+{
+	memset(m, 0, sizeof *m);
+	m->valid = true;
+	m->intercept_us = 34.0;
+	m->coef_us[MF_RELATIVE] = 0.0019;
+	m->coef_us[MF_RELR] = 0.0;
+	m->coef_us[MF_BLOOM] = 0.0007;
+	m->coef_us[MF_CHAIN] = 0.023;
+	m->coef_us[MF_STRCMPS] = 0.068;
+	m->coef_us[MF_CACHED] = 0.0063;
+	m->coef_us[MF_TLS] = 0.060;
+	m->coef_us[MF_IFUNC] = 0.032;
+	m->coef_us[MF_PAGES] = 2.6;
+	m->dynamic_fixed_us = 132;
+	m->dynamic_fixed_lo = 89;
+	m->dynamic_fixed_hi = 147;
+	m->static_min_us = 445;
+	m->load_per_object_us = 30;
+	snprintf(m->source, sizeof m->source, "built-in defaults");
+	snprintf(m->machine, sizeof m->machine, "reference machine");
+}
+
+char *model_default_path(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg == '/')
+		return xasprintf("%s/ldprof/calibration-v%d", xdg, MODEL_VERSION);
+	return xasprintf("%s/.cache/ldprof/calibration-v%d", home && *home ? home : "/tmp",
+			 MODEL_VERSION);
+}
+
+static int write_lines(FILE *f, void *arg, struct errbuf *err)
+{
+	const struct model_coefs *m = arg;
+
+	(void)err;
+	fprintf(f, "%s %d\n", MAGIC, MODEL_VERSION);
+	fprintf(f, "created %s\nmachine %s\n", m->created, m->machine);
+	fprintf(f, "programs %zu\nr2 %.6f\n", m->programs, m->r2);
+	fprintf(f, "intercept_us %.9g\n", m->intercept_us);
+	fprintf(f, "dynamic_fixed_us %.9g %.9g %.9g\n", m->dynamic_fixed_us, m->dynamic_fixed_lo,
+		m->dynamic_fixed_hi);
+	fprintf(f, "static_min_us %.9g\nload_per_object_us %.9g\n", m->static_min_us,
+		m->load_per_object_us);
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		fprintf(f, "coef %s %.9g\n", model_feat_name(k), m->coef_us[k]);
+	return 0;
+}
+
+/* mkdir -p for the file's directory. */
+static int make_parent(const char *path, struct errbuf *err)
+{
+	char *dir = xstrdup(path);
+
+	for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST) {
+			int r = set_err(err, errno, "%s: %s", dir, strerror(errno));
+			free(dir);
+			return r;
+		}
+		*p = '/';
+	}
+	free(dir);
+	return 0;
+}
+
+int model_save(const struct model_coefs *m, const char *path, struct errbuf *err)
+{
+	int r = make_parent(path, err);
+
+	return r ? r : write_atomic(path, write_lines, (void *)m, err);
+}
+
+static int parse_line(char *line, struct model_coefs *m)
+{
+	char key[64], rest[512];
+
+	if (sscanf(line, "%63s %511[^\n]", key, rest) < 1)
+		return 0;
+	if (!strcmp(key, "created"))
+		snprintf(m->created, sizeof m->created, "%.*s", (int)sizeof m->created - 1, rest);
+	else if (!strcmp(key, "machine"))
+		snprintf(m->machine, sizeof m->machine, "%.*s", (int)sizeof m->machine - 1, rest);
+	else if (!strcmp(key, "programs"))
+		m->programs = strtoul(rest, NULL, 10);
+	else if (!strcmp(key, "r2"))
+		m->r2 = strtod(rest, NULL);
+	else if (!strcmp(key, "intercept_us"))
+		m->intercept_us = strtod(rest, NULL);
+	else if (!strcmp(key, "static_min_us"))
+		m->static_min_us = strtod(rest, NULL);
+	else if (!strcmp(key, "load_per_object_us"))
+		m->load_per_object_us = strtod(rest, NULL);
+	else if (!strcmp(key, "dynamic_fixed_us"))
+		return sscanf(rest, "%lf %lf %lf", &m->dynamic_fixed_us, &m->dynamic_fixed_lo,
+			      &m->dynamic_fixed_hi) == 3
+			       ? 0
+			       : -1;
+	else if (!strcmp(key, "coef")) {
+		char name[32];
+		double v;
+		if (sscanf(rest, "%31s %lf", name, &v) != 2 || v < 0)
+			return -1;
+		for (int k = 0; k < MODEL_NFEAT; k++)
+			if (!strcmp(name, model_feat_name(k)))
+				m->coef_us[k] = v;
+	}
+	return 0; /* unknown keys: from a newer ldprof, ignored */
+}
+
+int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int version = 0, r = 0;
+
+	if (!f)
+		return set_err(err, errno, "%s: %s", path, strerror(errno));
+	memset(m, 0, sizeof *m);
+	if (!fgets(line, sizeof line, f) || sscanf(line, MAGIC " %d", &version) != 1 ||
+	    version != MODEL_VERSION) {
+		r = set_err(err, EPROTO, "%s: not an ldprof calibration (version %d)", path,
+			    MODEL_VERSION);
+		goto out;
+	}
+	while (fgets(line, sizeof line, f))
+		if (parse_line(line, m)) {
+			r = set_err(err, EPROTO, "%s: bad line: %s", path, line);
+			goto out;
+		}
+	m->valid = m->calibrated = true;
+	snprintf(m->source, sizeof m->source, "%s", path);
+out:
+	fclose(f);
+	return r;
+}
+
+void model_load(struct model_coefs *m)
+{
+	const char *env = getenv("LDPROF_CALIBRATION");
+	char *path = env && *env ? xstrdup(env) : model_default_path();
+	struct errbuf err;
+
+	if (model_read(path, m, &err))
+		model_defaults(m);
+	free(path);
+}

@@ -1,0 +1,215 @@
+#include "model/model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model/deps-report.h"
+#include "ldso/resolve.h"
+#include "ldso/symbind.h"
+
+static const char *const feat_names[MODEL_NFEAT] = {
+	[MF_RELATIVE] = "relative", [MF_RELR] = "relr",	    [MF_LOOKUPS] = "lookups",
+	[MF_PROBES] = "probes",	    [MF_BLOOM] = "bloom",   [MF_CHAIN] = "chain",
+	[MF_STRCMPS] = "strcmps",   [MF_CACHED] = "cached", [MF_TLS] = "tls",
+	[MF_IFUNC] = "ifunc",	    [MF_PAGES] = "pages",   [MF_OBJECTS] = "objects",
+};
+
+const char *model_feat_name(enum model_feat f)
+{
+	return feat_names[f];
+}
+
+double model_object_us(const struct model_coefs *m, const double feat[MODEL_NFEAT])
+{
+	double us = 0;
+
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		us += m->coef_us[k] * feat[k];
+	return us;
+}
+
+void model_object_savings(const struct model_coefs *m, const double feat[MODEL_NFEAT],
+			  const struct advice_facts *af, bool is_executable,
+			  struct model_savings *s)
+{
+	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES, MF_BLOOM, MF_CHAIN, MF_STRCMPS};
+	const double *c = m->coef_us;
+	double per_lookup = 0;
+
+	if (feat[MF_LOOKUPS] > 0) {
+		for (size_t k = 0; k < ARRAY_SIZE(lookup_work); k++)
+			per_lookup += c[lookup_work[k]] * feat[lookup_work[k]];
+		per_lookup /= feat[MF_LOOKUPS];
+	}
+	s->lazy = af->now_plt * per_lookup;
+	s->relr = feat[MF_RELATIVE] * fmax(0, c[MF_RELATIVE] - c[MF_RELR]);
+	s->gnu_hash = af->sysv_only ? af->sysv_passes * af->avg_chain * c[MF_CHAIN] : 0;
+	/* The executable's own references are not looked up by name. */
+	s->self_bind = is_executable ? 0 : af->self_binds * per_lookup;
+}
+
+/* One loaded object's counts, as the analyzer replayed ld.so. */
+static void object_features(const struct dso *d, const struct obj_binding *b, double *f)
+{
+	const struct elfobj *e = d->elf;
+
+	memset(f, 0, MODEL_NFEAT * sizeof *f);
+	if (!e || !b->relocated)
+		return;
+	f[MF_RELATIVE] = (double)e->relocs.relative;
+	f[MF_RELR] = (double)e->relocs.relr;
+	f[MF_LOOKUPS] = (double)b->work.lookups;
+	f[MF_PROBES] = (double)b->work.probes;
+	f[MF_BLOOM] = (double)b->work.bloom_rejects;
+	f[MF_CHAIN] = (double)b->work.chain;
+	f[MF_STRCMPS] = (double)b->work.strcmps;
+	f[MF_CACHED] = (double)b->work.cached;
+	f[MF_TLS] = (double)e->relocs.tls;
+	f[MF_IFUNC] = (double)b->ifunc_calls;
+	f[MF_PAGES] = (double)e->reloc_pages;
+	f[MF_OBJECTS] = 1;
+}
+
+/* The loader's environment as the profiled runs had it. */
+static int env_for_runs(struct ldenv *env, struct errbuf *err)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	struct ldenv_options opt = {.library_path = getenv("LD_LIBRARY_PATH"),
+				    .preload = preload && *preload ? &preload : NULL,
+				    .npreload = preload && *preload ? 1 : 0};
+
+	return ldenv_init(env, &opt, err);
+}
+
+struct replay {
+	struct ldenv env;
+	struct deps_report r;
+};
+
+static int replay(const char *path, struct replay *rp, struct errbuf *err)
+{
+	const char *now = getenv("LD_BIND_NOW");
+	struct deps_options opt = {.unused = true, .bind_now = now && *now};
+	int ret;
+
+	memset(rp, 0, sizeof *rp);
+	if ((ret = env_for_runs(&rp->env, err)))
+		return ret;
+	if ((ret = deps_report_build(&rp->env, path, &opt, &rp->r, err))) {
+		ldenv_free(&rp->env);
+		return ret;
+	}
+	return 0;
+}
+
+static void replay_free(struct replay *rp)
+{
+	deps_report_free(&rp->r);
+	ldenv_free(&rp->env);
+}
+
+int model_process_features(const char *path, double feat[MODEL_NFEAT], struct errbuf *err)
+{
+	struct replay rp;
+	double f[MODEL_NFEAT];
+	int ret = replay(path, &rp, err);
+
+	memset(feat, 0, MODEL_NFEAT * sizeof *feat);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < rp.r.p.nobj && i < rp.r.bs.nobj; i++) {
+		object_features(rp.r.p.obj[i], &rp.r.bs.obj[i], f);
+		for (int k = 0; k < MODEL_NFEAT; k++)
+			feat[k] += f[k];
+	}
+	replay_free(&rp);
+	return 0;
+}
+
+static int dso_for(const struct process *p, const struct trace_object *o)
+{
+	if (o->role == ROLE_EXECUTABLE)
+		return p->main;
+	for (size_t i = 0; i < p->nobj; i++)
+		if (p->obj[i]->path && !strcmp(p->obj[i]->path, o->path))
+			return (int)i;
+	return -1;
+}
+
+static bool symbolic(uint32_t type)
+{
+	return type == R_X86_64_GLOB_DAT || type == R_X86_64_JUMP_SLOT || type == R_X86_64_64;
+}
+
+/* The recommendations' inputs for every object, from the bindings. */
+static void advice_facts(const struct deps_report *r, struct advice_facts *af)
+{
+	const struct process *p = &r->p;
+
+	for (size_t i = 0; i < p->nobj; i++) {
+		const struct elfobj *e = p->obj[i]->elf;
+		af[i].sysv_only = e && e->hash.style == HASH_SYSV;
+		af[i].avg_chain = e ? e->hash.avg_chain : 0;
+	}
+	for (size_t k = 0; k < r->nunused; k++)
+		if (r->unused[k].unused_by_all && r->unused[k].obj == p->main &&
+		    r->unused[k].dep >= 0)
+			af[r->unused[k].dep].unused = true;
+	for (size_t k = 0; k < r->bs.n; k++) {
+		const struct binding *b = &r->bs.b[k];
+		if (!symbolic(b->type) || (b->flags & (BIND_DEFERRED | BIND_CACHED | BIND_VDSO)))
+			continue;
+		if (b->from == b->to)
+			af[b->from].self_binds++;
+		if (b->type == R_X86_64_JUMP_SLOT)
+			af[b->from].now_plt++;
+		/* Objects earlier in the global scope than the definition were probed in vain. */
+		int stop = b->to >= 0 ? p->obj[b->to]->scope_pos : (int)p->nscope;
+		for (int s = 0; s < stop && s < (int)p->nscope; s++)
+			af[p->scope[s]].sysv_passes += af[p->scope[s]].sysv_only;
+	}
+}
+
+void model_replay_facts(const struct deps_report *r, double *feat, struct advice_facts *af)
+{
+	advice_facts(r, af);
+	for (size_t i = 0; i < r->p.nobj; i++) {
+		if (i < r->bs.nobj)
+			object_features(r->p.obj[i], &r->bs.obj[i], &feat[i * MODEL_NFEAT]);
+		else
+			memset(&feat[i * MODEL_NFEAT], 0, MODEL_NFEAT * sizeof *feat);
+	}
+}
+
+int model_features(struct trace *t, struct errbuf *err)
+{
+	struct replay rp;
+	struct advice_facts *af;
+	double *feat;
+	int ret;
+
+	if (t->is_static)
+		return 0;
+	if ((ret = replay(t->elf_path, &rp, err)))
+		return ret;
+	af = xcalloc(rp.r.p.nobj + 1, sizeof *af);
+	feat = xcalloc((rp.r.p.nobj + 1) * MODEL_NFEAT, sizeof *feat);
+	model_replay_facts(&rp.r, feat, af);
+	for (size_t i = 0; i < t->nobj; i++) {
+		struct trace_object *o = &t->obj[i];
+		int d = dso_for(&rp.r.p, o);
+		if (d < 0 || (size_t)d >= rp.r.bs.nobj)
+			continue;
+		memcpy(o->feat, &feat[(size_t)d * MODEL_NFEAT], sizeof o->feat);
+		o->advice = af[d];
+		o->have_feat = true;
+	}
+	free(feat);
+	free(af);
+	replay_free(&rp);
+	return 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * The relocation cost model: a library's relocation time as a linear
+ * function of what ld.so does for it (relative relocations, symbol lookups
+ * and their work, TLS, IFUNC calls, pages written), with coefficients
+ * calibrated on this machine (`ldprof calibrate`) or shipped defaults.
+ */
+#ifndef LDPROF_MODEL_H
+#define LDPROF_MODEL_H
+
+#include "model/model-coefs.h"
+#include "run/trace.h"
+#include "base/util.h"
+
+/*
+ * Replay ld.so on t's program with the ELF analyzer and attach each
+ * object's counts (trace_object.feat). Objects the analyzer does not see
+ * keep have_feat false. Returns 0 or -errno with err set.
+ */
+int model_features(struct trace *t, struct errbuf *err);
+
+/* The counts of every object ld.so would load for path, summed. */
+int model_process_features(const char *path, double feat[MODEL_NFEAT], struct errbuf *err);
+
+struct deps_report;
+/*
+ * From an analyzer replay: each object's counts (feat, MODEL_NFEAT per
+ * object, in process order) and the recommendations' inputs (af).
+ */
+void model_replay_facts(const struct deps_report *r, double *feat, struct advice_facts *af);
+
+/* One object's modelled relocation time, in microseconds. */
+double model_object_us(const struct model_coefs *m, const double feat[MODEL_NFEAT]);
+
+/* What each change the analyzer can see would save in one object, in model microseconds. */
+struct model_savings {
+	double lazy;	  /* bind its PLT slots lazily instead of at startup */
+	double relr;	  /* pack its relative relocations (DT_RELR) */
+	double gnu_hash;  /* add DT_GNU_HASH to an object with only DT_HASH */
+	double self_bind; /* bind its internal references at link time */
+};
+void model_object_savings(const struct model_coefs *m, const double feat[MODEL_NFEAT],
+			  const struct advice_facts *af, bool is_executable,
+			  struct model_savings *s);
+
+/* The calibration: $LDPROF_CALIBRATION, else $XDG_CACHE_HOME/ldprof/, else defaults. */
+void model_load(struct model_coefs *m);
+int model_save(const struct model_coefs *m, const char *path, struct errbuf *err);
+int model_read(const char *path, struct model_coefs *m, struct errbuf *err);
+/* Where model_load looks and calibrate writes. */
+char *model_default_path(void);
+void model_defaults(struct model_coefs *m);
+
+#endif

@@ -1,0 +1,410 @@
+/* Summaries over runs: the numbers every renderer prints. */
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "ldprof-record.h"
+#include "model/analyze.h"
+
+char *describe_status(int st)
+{
+	if (WIFEXITED(st))
+		return xasprintf("exit status %d", WEXITSTATUS(st));
+	if (WIFSIGNALED(st)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(st));
+		return abbrev ? xasprintf("killed by SIG%s%s", abbrev,
+					  WCOREDUMP(st) ? " (core dumped)" : "")
+			      : xasprintf("killed by signal %d", WTERMSIG(st));
+	}
+	return xasprintf("wait status %#x", st);
+}
+
+void report_add_note(struct report *rep, char *note)
+{
+	if (!note)
+		return;
+	GROW(rep->notes, rep->capnotes, rep->nnotes);
+	rep->notes[rep->nnotes++] = note;
+}
+
+static void note(struct report *rep, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	report_add_note(rep, s);
+}
+
+/* Values of one kind of run; NAN entries are dropped. */
+struct series {
+	double *v;
+	size_t n;
+};
+
+static void push(struct series *s, double x)
+{
+	if (!isnan(x))
+		s->v[s->n++] = x;
+}
+
+static void summarize_series(struct series *s, struct summary *out)
+{
+	summarize(s->v, s->n, out);
+	s->n = 0;
+}
+
+static void summarize_totals(const struct trace *t, bool profiled, struct series *s,
+			     struct summary *out)
+{
+	for (size_t i = 0; i < t->nrun; i++)
+		if (trace_run_counted(&t->run[i], profiled))
+			push(s, trace_run_us(t, &t->run[i]));
+	summarize_series(s, out);
+}
+
+static void summarize_usage(const struct trace *t, bool profiled, struct series *s,
+			    struct report *rep)
+{
+	for (int k = 0; k < 4; k++) {
+		for (size_t i = 0; i < t->nrun; i++) {
+			const struct trace_run *r = &t->run[i];
+			if (!trace_run_counted(r, profiled))
+				continue;
+			const double v[4] = {r->usage.utime_us, r->usage.stime_us,
+					     (double)r->usage.minflt, (double)r->usage.maxrss_kb};
+			push(s, v[k]);
+		}
+		struct summary *dst[4] = {&rep->utime, &rep->stime, &rep->minflt, &rep->maxrss};
+		summarize_series(s, dst[k]);
+	}
+}
+
+static double median_minflt(const struct trace *t, bool profiled, struct series *s)
+{
+	struct summary sm;
+
+	for (size_t i = 0; i < t->nrun; i++)
+		if (trace_run_counted(&t->run[i], profiled))
+			push(s, (double)t->run[i].usage.minflt);
+	summarize_series(s, &sm);
+	return sm.median;
+}
+
+static void count_outcomes(const struct trace *t, bool profiled, struct report *rep)
+{
+	rep->outcomes = xcalloc(t->nrun + 1, sizeof *rep->outcomes);
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		size_t k;
+		if (!trace_run_counted(r, profiled))
+			continue;
+		for (k = 0; k < rep->noutcomes; k++)
+			if (rep->outcomes[k].wait_status == r->wait_status)
+				break;
+		if (k == rep->noutcomes)
+			rep->outcomes[rep->noutcomes++] = (struct outcome){r->wait_status, 0};
+		rep->outcomes[k].runs++;
+	}
+}
+
+/* The median over the picked runs of the time elapsed at milestone k. */
+static double elapsed_median(const struct run_breakdown *bd, const size_t *pick, size_t n, int k,
+			     double *buf)
+{
+	for (size_t i = 0; i < n; i++)
+		buf[i] = bd[pick[i]].elapsed_us[k];
+	return median_picked(buf, NULL, n, buf);
+}
+
+/*
+ * Each phase's median contribution: the median time elapsed at its end
+ * minus that at its start. Per-phase medians of the durations do not add
+ * up (a delay that hits a random phase in each run is in every run's total
+ * but in no phase's median); these do, exactly, to the median total of the
+ * runs, and a phase that is the same in every run still measures as itself.
+ * A milestone no run reached merges its phase into the one before.
+ */
+void phase_estimates(const struct run_breakdown *bd, const size_t *pick, size_t n, double *buf,
+		     double est[PH_COUNT])
+{
+	double at[PH_COUNT + 1];
+
+	for (int k = 0; k <= PH_COUNT; k++)
+		at[k] = elapsed_median(bd, pick, n, k, buf);
+	for (int k = 0; k < PH_COUNT; k++) {
+		int j = k + 1;
+		est[k] = NAN;
+		if (isnan(at[k]))
+			continue;
+		while (j < PH_COUNT && isnan(at[j]))
+			j++;
+		if (!isnan(at[j]))
+			est[k] = at[j] - at[k];
+	}
+}
+
+#define BOOTSTRAP_ROUNDS 400
+
+/* 95% percentile-bootstrap CIs of the phase estimates, over runs. */
+static void phase_cis(const struct run_breakdown *bd, const size_t *valid, size_t n, double *buf,
+		      struct report *rep)
+{
+	double *est = xmalloc(BOOTSTRAP_ROUNDS * PH_COUNT * sizeof *est), col[BOOTSTRAP_ROUNDS];
+	size_t *pick = xmalloc(n * sizeof *pick);
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+	for (int b = 0; b < BOOTSTRAP_ROUNDS; b++) {
+		for (size_t i = 0; i < n; i++)
+			pick[i] = valid[bootstrap_rand(&seed) % n];
+		phase_estimates(bd, pick, n, buf, &est[b * PH_COUNT]);
+	}
+	for (int p = 0; p < PH_COUNT; p++) {
+		size_t m = 0;
+		for (int b = 0; b < BOOTSTRAP_ROUNDS; b++)
+			if (!isnan(est[b * PH_COUNT + p]))
+				col[m++] = est[b * PH_COUNT + p];
+		if (m)
+			percentile_ci95(col, m, &rep->phase[p].ci_lo, &rep->phase[p].ci_hi);
+	}
+	free(pick);
+	free(est);
+}
+
+static void summarize_phases(struct run_breakdown *bd, size_t nbd, struct series *s,
+			     struct report *rep)
+{
+	size_t *valid = xmalloc((nbd + 1) * sizeof *valid), n = 0;
+	double *buf = xmalloc((nbd + 1) * sizeof *buf), est[PH_COUNT];
+
+	for (size_t i = 0; i < nbd; i++)
+		if (bd[i].valid)
+			valid[n++] = i;
+	phase_estimates(bd, valid, n, buf, est);
+	for (int p = 0; p < PH_COUNT; p++) {
+		/* Spread (min, max, MAD) from the per-run durations. */
+		for (size_t i = 0; i < n; i++)
+			push(s, bd[valid[i]].phase_us[p]);
+		summarize_series(s, &rep->phase[p]);
+		rep->phase[p].median = est[p];
+		if (isnan(est[p]))
+			rep->phase[p].n = 0;
+		else
+			rep->phase_sum_us += est[p];
+	}
+	if (n)
+		phase_cis(bd, valid, n, buf, rep);
+	free(valid);
+	free(buf);
+}
+
+/* Per object and per phase, over the valid profiled runs. */
+static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd, size_t nbd,
+				 struct series *s, struct report *rep)
+{
+	summarize_phases(bd, nbd, s, rep);
+	rep->objs = xcalloc(t->nobj + 1, sizeof *rep->objs);
+	for (uint32_t o = 0; o < t->nobj; o++) {
+		struct report_object *ro = &rep->objs[rep->nobjs];
+		double *cols[4] = {NULL};
+		struct summary *dst[4] = {&ro->load, &ro->reloc, &ro->init, &ro->fini};
+		ro->obj = o;
+		for (int k = 0; k < 4; k++) {
+			for (size_t i = 0; i < nbd; i++) {
+				cols[0] = bd[i].load_us, cols[1] = bd[i].reloc_us;
+				cols[2] = bd[i].init_us, cols[3] = bd[i].fini_us;
+				if (bd[i].valid)
+					push(s, cols[k][o]);
+			}
+			summarize_series(s, dst[k]);
+		}
+		for (size_t i = 0; i < nbd; i++) {
+			if (!bd[i].valid)
+				continue;
+			double parts[4] = {bd[i].load_us[o], bd[i].reloc_us[o], bd[i].init_us[o],
+					   bd[i].fini_us[o]},
+			       sum = 0;
+			bool any = false;
+			for (int k = 0; k < 4; k++)
+				if (!isnan(parts[k]))
+					sum += parts[k], any = true;
+			if (any) {
+				push(s, sum);
+				ro->runs++;
+			}
+		}
+		summarize_series(s, &ro->total);
+		for (size_t i = 0; i < nbd; i++)
+			if (bd[i].valid) {
+				push(s, bd[i].symbind_us[o]);
+				ro->symbind_calls = fmax(ro->symbind_calls, bd[i].symbind_calls[o]);
+			}
+		summarize_series(s, &ro->symbind);
+		if (!ro->runs)
+			continue;
+		ro->share = rep->total.median > 0 ? ro->total.median / rep->total.median : NAN;
+		rep->nobjs++;
+	}
+}
+
+static void add_notes(const struct trace *t, struct report *rep)
+{
+	size_t missing = 0, overflow = 0, untimed = 0, unfinished = 0;
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (!trace_run_counted(r, true))
+			continue;
+		missing += !r->shim_attached;
+		unfinished += r->shim_attached && run_consistent_index(r) == r->nev;
+		overflow +=
+			(r->shm_flags & (LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW)) != 0;
+	}
+	for (size_t i = 0; i < t->nobj; i++)
+		untimed += t->obj[i].untimed_seen;
+	if (rep->is_static)
+		note(rep,
+		     "%s is a %s: there is no dynamic loader work to attribute; the figures "
+		     "are for the whole process",
+		     t->program, elf_kind_name(t->kind));
+	if (missing)
+		note(rep,
+		     "shim data missing in %zu of %zu runs: ld.so did not load the audit "
+		     "module, or it could not map its buffer",
+		     missing, rep->runs);
+	if (unfinished)
+		note(rep,
+		     "ld.so never finished loading in %zu of %zu runs: the program could not "
+		     "start (a missing library or symbol? run it directly, or with --show-output)",
+		     unfinished, rep->runs);
+	if (overflow)
+		note(rep, "the record buffer overflowed in %zu runs: later events are missing",
+		     overflow);
+	if (untimed)
+		note(rep,
+		     "%zu objects' constructors could not be timed (read-only .dynamic or "
+		     "too many objects)",
+		     untimed);
+	if (rep->interrupted)
+		note(rep, "interrupted: the report covers the %zu runs completed", rep->runs);
+}
+
+/*
+ * The overhead's CI: profiled and plain runs alternate, so the i-th of each
+ * form a pair that saw the same machine; resampling pairs keeps that.
+ */
+static void overhead_ci(const struct trace *t, struct report *rep)
+{
+	size_t np = 0, nq = 0;
+	double *p = xmalloc((t->nrun + 1) * sizeof *p), *q = xmalloc((t->nrun + 1) * sizeof *q);
+	double *rp = xmalloc((t->nrun + 1) * sizeof *rp), *rq = xmalloc((t->nrun + 1) * sizeof *rq);
+	double d[BOOTSTRAP_ROUNDS];
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		double us = trace_run_us(t, r);
+		if (r->warmup)
+			continue;
+		if (r->profiled)
+			p[np++] = us;
+		else
+			q[nq++] = us;
+	}
+	size_t n = np < nq ? np : nq;
+	for (int b = 0; n && b < BOOTSTRAP_ROUNDS; b++) {
+		for (size_t i = 0; i < n; i++) {
+			size_t k = bootstrap_rand(&seed) % n;
+			rp[i] = p[k];
+			rq[i] = q[k];
+		}
+		d[b] = median_picked(rp, NULL, n, rp) - median_picked(rq, NULL, n, rq);
+	}
+	if (n)
+		percentile_ci95(d, BOOTSTRAP_ROUNDS, &rep->overhead_ci_lo, &rep->overhead_ci_hi);
+	free(p);
+	free(q);
+	free(rp);
+	free(rq);
+}
+
+void report_build(const struct trace *t, struct report *rep)
+{
+	struct series s = {xmalloc((t->nrun + 1) * sizeof(double)), 0};
+	struct run_breakdown *bd = xcalloc(t->nrun + 1, sizeof *bd);
+	size_t nbd = 0;
+
+	memset(rep, 0, sizeof *rep);
+	rep->t = t;
+	rep->is_static = t->is_static;
+	rep->interrupted = t->interrupted;
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		rep->warmup_runs += r->warmup;
+		rep->plain_runs += trace_run_counted(r, false);
+		if (!trace_run_counted(r, true))
+			continue;
+		rep->runs++;
+		analyze_run(t, r, &bd[nbd]);
+		rep->valid_runs += bd[nbd].valid;
+		if (bd[nbd].valid && bd[nbd].reloc_by_model) {
+			rep->reloc_by_model = true;
+			rep->reloc_model_us = bd[nbd].reloc_model_us;
+		}
+		nbd++;
+	}
+	rep->profiled = rep->runs > 0;
+	if (!rep->profiled)
+		rep->runs = rep->plain_runs;
+	summarize_totals(t, rep->profiled, &s, &rep->total);
+	summarize_totals(t, false, &s, &rep->plain_total);
+	summarize_usage(t, rep->profiled, &s, rep);
+	count_outcomes(t, rep->profiled, rep);
+	summarize_breakdowns(t, bd, nbd, &s, rep);
+	rep->reloc_residual_us =
+		rep->reloc_by_model ? rep->phase[PH_RELOCATE].median - rep->reloc_model_us : NAN;
+	if (rep->profiled && rep->plain_runs) {
+		rep->have_overhead = true;
+		rep->overhead_us = rep->total.median - rep->plain_total.median;
+		rep->overhead_pct = rep->overhead_us / rep->plain_total.median * 100;
+		/* rep->minflt is over the profiled runs here. */
+		rep->overhead_minflt = rep->minflt.median - median_minflt(t, false, &s);
+		overhead_ci(t, rep);
+	}
+	verdict_build(t, rep);
+	add_notes(t, rep);
+	/* Keep the valid ones: compare and diff resample them. */
+	for (size_t i = 0; i < nbd; i++) {
+		if (bd[i].valid)
+			bd[rep->nbd++] = bd[i];
+		else
+			run_breakdown_free(&bd[i]);
+	}
+	rep->bd = bd;
+	free(s.v);
+}
+
+void report_free(struct report *rep)
+{
+	for (size_t i = 0; i < rep->nadvice; i++) {
+		free(rep->advice[i].what);
+		free(rep->advice[i].why);
+	}
+	free(rep->advice);
+	free(rep->objs);
+	for (size_t i = 0; i < rep->nbd; i++)
+		run_breakdown_free(&rep->bd[i]);
+	free(rep->bd);
+	free(rep->outcomes);
+	for (size_t i = 0; i < rep->nnotes; i++)
+		free(rep->notes[i]);
+	free(rep->notes);
+	memset(rep, 0, sizeof *rep);
+}

@@ -1,0 +1,152 @@
+/*
+ * The per-file part of the "ldprof-deps/1" document: lists, totals,
+ * unused dependencies, what is missing and, with --bindings, every
+ * binding (deps-json.c writes the objects).
+ */
+#include "model/deps-report.h"
+#include "base/json.h"
+
+void deps_json_object(struct json *j, const struct deps_report *r, size_t k);
+void json_obj_ref(struct json *j, const char *key, const struct deps_report *r, int obj);
+
+static void index_list(struct json *j, const char *key, const struct deps_report *r,
+		       const int *list, size_t n)
+{
+	json_arr_open(j, key);
+	for (size_t i = 0; i < n; i++)
+		json_obj_ref(j, NULL, r, list[i]);
+	json_arr_close(j);
+}
+
+static void totals(struct json *j, const struct deps_report *r)
+{
+	uint64_t relocs = 0, pages = 0, init = 0, deferred = 0;
+
+	for (size_t k = 0; k < r->p.nchain; k++) {
+		int oi = r->p.chain[k];
+		const struct elfobj *o = r->p.obj[oi]->elf;
+		if (!o)
+			continue;
+		relocs += reloc_counts_total(&o->relocs);
+		pages += o->reloc_pages;
+		init += o->init_funcs;
+		deferred += r->bs.obj[oi].deferred.lookups;
+	}
+	json_obj_open(j, "totals");
+	json_int(j, "objects", (long long)r->p.nchain);
+	json_int(j, "relocations", (long long)relocs);
+	json_int(j, "pages_written", (long long)pages);
+	json_int(j, "init_functions", (long long)init);
+	json_int(j, "lookups", (long long)r->bs.total.lookups);
+	json_int(j, "cached", (long long)r->bs.total.cached);
+	json_int(j, "deferred_lookups", (long long)deferred);
+	json_int(j, "probes", (long long)r->bs.total.probes);
+	json_int(j, "bloom_rejects", (long long)r->bs.total.bloom_rejects);
+	json_int(j, "chain_entries", (long long)r->bs.total.chain);
+	json_int(j, "strcmps", (long long)r->bs.total.strcmps);
+	json_obj_close(j);
+}
+
+static void unused(struct json *j, const struct deps_report *r)
+{
+	json_arr_open(j, "unused");
+	for (size_t i = 0; i < r->nunused; i++) {
+		const struct unused_dep *u = &r->unused[i];
+		json_obj_open(j, NULL);
+		json_obj_ref(j, "object", r, u->obj);
+		json_obj_ref(j, "needed", r, u->dep);
+		json_str(j, "name", u->name);
+		json_bool(j, "unused_by_all", u->unused_by_all);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static void missing(struct json *j, const struct deps_report *r)
+{
+	static const char *const kinds[] = {"not-found", "weak-not-found", "no-version-info"};
+
+	json_obj_open(j, "missing");
+	json_arr_open(j, "libraries");
+	for (size_t k = 0; k < r->p.nchain; k++)
+		if (r->p.obj[r->p.chain[k]]->faked)
+			json_int(j, NULL, (long long)k);
+	json_arr_close(j);
+	json_arr_open(j, "preloads");
+	for (size_t i = 0; i < r->p.npreload_failed; i++) {
+		json_obj_open(j, NULL);
+		json_str(j, "name", r->p.preload_failed[i].name);
+		json_str(j, "from", r->p.preload_failed[i].from);
+		json_str(j, "why", r->p.preload_failed[i].why);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_arr_open(j, "versions");
+	for (size_t i = 0; i < r->bs.nvp; i++) {
+		json_obj_open(j, NULL);
+		json_obj_ref(j, "object", r, r->bs.vp[i].obj);
+		json_str(j, "file", r->bs.vp[i].file);
+		json_str(j, "version", r->bs.vp[i].version);
+		json_str(j, "kind", kinds[r->bs.vp[i].kind]);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_arr_open(j, "symbols");
+	for (size_t i = 0; i < r->nmissing; i++) {
+		json_obj_open(j, NULL);
+		json_obj_ref(j, "object", r, r->missing[i].obj);
+		json_str(j, "symbol", r->missing[i].name);
+		json_str(j, "version", r->missing[i].version);
+		json_int(j, "relocations", r->missing[i].relocations);
+		json_bool(j, "untraced", r->missing[i].untraced);
+		json_str(j, "why", r->missing[i].why);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
+static void bindings(struct json *j, const struct deps_report *r)
+{
+	json_arr_open(j, "bindings");
+	for (size_t i = 0; i < r->bs.n; i++) {
+		const struct binding *b = &r->bs.b[i];
+		json_obj_open(j, NULL);
+		json_obj_ref(j, "from", r, b->from);
+		json_str(j, "symbol", b->name);
+		json_str(j, "version", b->version);
+		json_obj_ref(j, "to", r, b->to);
+		json_str(j, "type", b->type ? reloc_type_name(b->type) : "lookup");
+		json_arr_open(j, "flags");
+		for (unsigned bit = 0; bit < BIND_NFLAGS; bit++)
+			if (b->flags & 1u << bit)
+				json_str(j, NULL, bind_flag_name(bit));
+		json_arr_close(j);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+void deps_json_file(struct json *j, const struct deps_report *r, const struct deps_options *opt)
+{
+	const struct dso *m = r->p.obj[r->p.main];
+
+	json_obj_open(j, NULL);
+	json_str(j, "file", r->file);
+	json_str(j, "kind", elf_kind_name(m->elf->kind));
+	json_str(j, "interpreter", m->elf->interp);
+	json_bool(j, "static", r->p.is_static);
+	json_str(j, "fatal", r->p.fatal);
+	json_arr_open(j, "objects");
+	for (size_t k = 0; k < r->p.nchain; k++)
+		deps_json_object(j, r, k);
+	json_arr_close(j);
+	index_list(j, "scope", r, r->p.scope, r->p.nscope);
+	index_list(j, "init_order", r, r->p.initorder, r->p.ninit);
+	totals(j, r);
+	unused(j, r);
+	missing(j, r);
+	if (opt->bindings)
+		bindings(j, r);
+	json_obj_close(j);
+}

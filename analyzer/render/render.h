@@ -1,0 +1,33 @@
+/* Renderers of a run report: a text table for people, JSON for programs. */
+#ifndef LDPROF_RENDER_H
+#define LDPROF_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/analyze.h"
+
+struct text_style {
+	bool color; /* ANSI colours: a tty and NO_COLOR unset, or --color=always */
+	bool utf8;  /* bars and "µs"; ASCII otherwise */
+};
+
+void render_text(FILE *f, const struct report *rep, const struct text_style *st);
+void render_json(FILE *f, const struct report *rep);
+/* The ldprof-run/1 object as a value inside another document. */
+struct json;
+void render_json_obj(struct json *j, const char *key, const struct report *rep);
+
+/* The other --format outputs (docs/json.md): chrome and folded show the median run or all. */
+void render_csv(FILE *f, const struct report *rep);
+void render_hyperfine(FILE *f, const struct report *rep);
+/* The plain runs of several traces side by side (compare), hyperfine's way. */
+void render_hyperfine_plain(FILE *f, const struct trace *const *t, size_t n);
+void render_chrome(FILE *f, const struct report *rep, bool all_runs);
+void render_folded(FILE *f, const struct report *rep, bool all_runs);
+void render_html(FILE *f, const struct report *rep);
+
+/* Style for stdout: colour policy "auto", "always" or "never". */
+int text_style_for(FILE *f, const char *color_policy, struct text_style *st);
+
+#endif

@@ -1,0 +1,306 @@
+/* The "ldprof-run/1" JSON schema; documented in docs/json.md. */
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "base/json.h"
+#include "model/model.h"
+#include "render/render.h"
+#include "model/timeline.h"
+#include "base/version.h"
+
+static void summary_obj(struct json *j, const char *key, const struct summary *s)
+{
+	if (!s->n) {
+		json_null(j, key);
+		return;
+	}
+	json_obj_open(j, key);
+	json_num(j, "median", s->median);
+	json_pair(j, "ci95", s->ci_lo, s->ci_hi);
+	json_num(j, "min", s->min);
+	json_num(j, "max", s->max);
+	json_num(j, "mad", s->mad);
+	json_num(j, "mean", s->mean);
+	json_int(j, "n", (long long)s->n);
+	json_obj_close(j);
+}
+
+/* "key": median, "key_ci95": [lo, hi] */
+static void median_and_ci(struct json *j, const char *key, const struct summary *s)
+{
+	char ci[64];
+
+	snprintf(ci, sizeof ci, "%s_ci95", key);
+	json_num(j, key, s->n ? s->median : NAN);
+	if (!s->n) {
+		json_null(j, ci);
+		return;
+	}
+	json_pair(j, ci, s->ci_lo, s->ci_hi);
+}
+
+static void phases(struct json *j, const struct report *rep)
+{
+	json_arr_open(j, "phases");
+	for (int p = 0; rep->profiled && p < PH_COUNT; p++) {
+		const struct summary *s = &rep->phase[p];
+		json_obj_open(j, NULL);
+		json_str(j, "name", phase_name(p));
+		median_and_ci(j, "median_us", s);
+		json_num(j, "min_us", s->n ? s->min : NAN);
+		json_num(j, "max_us", s->n ? s->max : NAN);
+		json_int(j, "runs", (long long)s->n);
+		json_str(j, "description", phase_help(p));
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static void relocations(struct json *j, const struct reloc_counts *r)
+{
+	json_obj_open(j, "relocations");
+	json_int(j, "total", (long long)reloc_counts_total(r));
+	json_int(j, "relative", (long long)r->relative);
+	json_int(j, "relr", (long long)r->relr);
+	json_int(j, "glob_dat", (long long)r->glob_dat);
+	json_int(j, "jump_slot", (long long)r->jump_slot);
+	json_int(j, "symbolic", (long long)r->symbolic);
+	json_int(j, "tls", (long long)r->tls);
+	json_int(j, "irelative", (long long)r->irelative);
+	json_int(j, "copy", (long long)r->copy);
+	json_int(j, "other", (long long)r->other);
+	json_obj_close(j);
+}
+
+static void libraries(struct json *j, const struct report *rep)
+{
+	json_arr_open(j, "libraries");
+	for (size_t i = 0; i < rep->nobjs; i++) {
+		const struct report_object *ro = &rep->objs[i];
+		const struct trace_object *o = &rep->t->obj[ro->obj];
+		json_obj_open(j, NULL);
+		json_str(j, "path", o->path);
+		json_str(j, "soname", o->soname);
+		json_str(j, "role", role_name(o->role));
+		json_bool(j, "dlopened", o->dlopened);
+		json_bool(j, "timed", !o->untimed_seen);
+		median_and_ci(j, "load_us", &ro->load);
+		median_and_ci(j, "reloc_us", &ro->reloc);
+		median_and_ci(j, "init_us", &ro->init);
+		median_and_ci(j, "fini_us", &ro->fini);
+		median_and_ci(j, "total_us", &ro->total);
+		json_num(j, "share", ro->share);
+		json_int(j, "runs", (long long)ro->runs);
+		if (ro->symbind.n) {
+			median_and_ci(j, "symbind_us", &ro->symbind);
+			json_int(j, "symbind_calls", (long long)ro->symbind_calls);
+		}
+		if (rep->have_verdict && o->role == ROLE_LIBRARY)
+			json_num(j, "static_link_saved_us", ro->link_saved_us);
+		if (o->have_feat && rep->t->model.valid)
+			json_num(j, "reloc_model_us", model_object_us(&rep->t->model, o->feat));
+		if (o->have_facts) {
+			relocations(j, &o->relocs);
+			json_int(j, "init_functions", o->init_funcs);
+			json_int(j, "fini_functions", o->fini_funcs);
+			json_bool(j, "bind_now", o->bind_now);
+		}
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static void status_fields(struct json *j, int st)
+{
+	if (WIFEXITED(st))
+		json_int(j, "exit_status", WEXITSTATUS(st));
+	else
+		json_null(j, "exit_status");
+	if (WIFSIGNALED(st)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(st));
+		char name[32];
+		snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
+		json_str(j, "signal", name);
+	} else {
+		json_null(j, "signal");
+	}
+}
+
+/* Each counted run: its total and how it ended. */
+static void per_run(struct json *j, const struct report *rep)
+{
+	const struct trace *t = rep->t;
+
+	json_arr_open(j, "per_run");
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (!run_counted(rep, i))
+			continue;
+		json_obj_open(j, NULL);
+		json_num(j, "total_us", trace_run_us(t, r));
+		status_fields(j, r->wait_status);
+		json_int(j, "minflt", r->usage.minflt);
+		if (r->profiled) {
+			struct run_breakdown bd = {0};
+			analyze_run(t, r, &bd);
+			json_arr_open(j, "phases_us");
+			for (int p = 0; p < PH_COUNT; p++)
+				json_num(j, NULL, bd.valid ? bd.phase_us[p] : NAN);
+			json_arr_close(j);
+			run_breakdown_free(&bd);
+		}
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static void outcomes(struct json *j, const struct report *rep)
+{
+	bool uniform = rep->noutcomes == 1 && WIFEXITED(rep->outcomes[0].wait_status);
+
+	if (uniform)
+		json_int(j, "exit_status", WEXITSTATUS(rep->outcomes[0].wait_status));
+	else
+		json_null(j, "exit_status");
+	json_arr_open(j, "outcomes");
+	for (size_t i = 0; i < rep->noutcomes; i++) {
+		int st = rep->outcomes[i].wait_status;
+		char *d = describe_status(st);
+		json_obj_open(j, NULL);
+		json_str(j, "description", d);
+		status_fields(j, st);
+		json_int(j, "runs", (long long)rep->outcomes[i].runs);
+		json_obj_close(j);
+		free(d);
+	}
+	json_arr_close(j);
+}
+
+static void overhead(struct json *j, const struct report *rep)
+{
+	json_num(j, "overhead_us", rep->have_overhead ? rep->overhead_us : NAN);
+	if (rep->have_overhead) {
+		json_pair(j, "overhead_us_ci95", rep->overhead_ci_lo, rep->overhead_ci_hi);
+	} else {
+		json_null(j, "overhead_us_ci95");
+	}
+	json_num(j, "overhead_pct", rep->have_overhead ? rep->overhead_pct : NAN);
+	json_num(j, "overhead_minflt", rep->have_overhead ? rep->overhead_minflt : NAN);
+}
+
+/* The relocation cost model next to the measured relocate phase. */
+static void reloc_model(struct json *j, const struct report *rep)
+{
+	const struct model_coefs *m = &rep->t->model;
+
+	if (!rep->reloc_by_model) {
+		json_null(j, "reloc_model");
+		return;
+	}
+	json_obj_open(j, "reloc_model");
+	json_bool(j, "calibrated", m->calibrated);
+	json_str(j, "source", m->source);
+	json_str(j, "machine", m->machine);
+	json_str(j, "created", m->created[0] ? m->created : NULL);
+	json_num(j, "predicted_us", rep->reloc_model_us);
+	json_num(j, "measured_us", rep->phase[PH_RELOCATE].median);
+	json_num(j, "residual_us", rep->reloc_residual_us);
+	json_num(j, "intercept_us", m->intercept_us);
+	json_obj_open(j, "coef_us");
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		json_num(j, model_feat_name(k), m->coef_us[k]);
+	json_obj_close(j);
+	json_obj_close(j);
+}
+
+/* The static-link estimate and the ranked recommendations. */
+static void verdict(struct json *j, const struct report *rep)
+{
+	if (!rep->have_verdict) {
+		json_null(j, "verdict");
+	} else {
+		json_obj_open(j, "verdict");
+		json_num(j, "static_link_saved_us", rep->static_saved_us);
+		json_pair(j, "ci95", rep->static_saved_lo, rep->static_saved_hi);
+		json_num(j, "pct", rep->static_saved_pct);
+		json_num(j, "kept_ifunc_us", rep->static_kept_us);
+		json_bool(j, "calibrated", rep->t->model.calibrated);
+		json_obj_close(j);
+	}
+	json_arr_open(j, "advice");
+	for (size_t i = 0; i < rep->nadvice; i++) {
+		const struct advice *a = &rep->advice[i];
+		json_obj_open(j, NULL);
+		json_str(j, "what", a->what);
+		json_str(j, "why", a->why);
+		json_num(j, "saved_us", a->saved_us);
+		json_pair(j, "ci95", a->saved_lo, a->saved_hi);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static void usage(struct json *j, const struct report *rep)
+{
+	json_obj_open(j, "usage");
+	json_num(j, "utime_us", rep->utime.median);
+	json_num(j, "stime_us", rep->stime.median);
+	json_num(j, "minflt", rep->minflt.median);
+	json_num(j, "maxrss_kb", rep->maxrss.median);
+	json_obj_close(j);
+}
+
+void render_json(FILE *f, const struct report *rep)
+{
+	struct json j;
+
+	json_begin(&j, f);
+	render_json_obj(&j, NULL, rep);
+	json_end(&j);
+}
+
+void render_json_obj(struct json *jw, const char *key, const struct report *rep)
+{
+	const struct trace *t = rep->t;
+	struct json j = *jw;
+
+	json_obj_open(&j, key);
+	json_str(&j, "schema", "ldprof-run/1");
+	json_str(&j, "ldprof_version", LDPROF_VERSION);
+	json_arr_open(&j, "command");
+	for (int i = 0; i < t->argc; i++)
+		json_str(&j, NULL, t->argv[i]);
+	json_arr_close(&j);
+	json_str(&j, "program", t->program);
+	json_str(&j, "elf_kind", elf_kind_name(t->kind));
+	json_bool(&j, "static", rep->is_static);
+	json_int(&j, "runs", (long long)rep->runs);
+	json_int(&j, "warmup_runs", (long long)rep->warmup_runs);
+	json_int(&j, "plain_runs", (long long)(rep->profiled ? rep->plain_runs : 0));
+	json_int(&j, "valid_runs", (long long)rep->valid_runs);
+	json_bool(&j, "interrupted", rep->interrupted);
+	json_num(&j, "tsc_hz", t->tsc_hz);
+	summary_obj(&j, "total_us", &rep->total);
+	if (rep->profiled)
+		summary_obj(&j, "plain_total_us", &rep->plain_total);
+	else
+		json_null(&j, "plain_total_us");
+	phases(&j, rep);
+	json_num(&j, "phase_sum_us", rep->profiled ? rep->phase_sum_us : NAN);
+	libraries(&j, rep);
+	reloc_model(&j, rep);
+	verdict(&j, rep);
+	overhead(&j, rep);
+	outcomes(&j, rep);
+	usage(&j, rep);
+	per_run(&j, rep);
+	json_arr_open(&j, "notes");
+	for (size_t i = 0; i < rep->nnotes; i++)
+		json_str(&j, NULL, rep->notes[i]);
+	json_arr_close(&j);
+	json_obj_close(&j);
+	*jw = j;
+}

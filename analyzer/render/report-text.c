@@ -1,0 +1,313 @@
+/* The text report: aligned tables, share bars, colour only on a terminal. */
+#include <langinfo.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render/render.h"
+#include "model/timeline.h"
+
+#define BAR_WIDTH 20
+
+int text_style_for(FILE *f, const char *policy, struct text_style *st)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	st->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	if (!policy || !strcmp(policy, "auto"))
+		st->color = isatty(fileno(f)) && !(no_color && *no_color);
+	else if (!strcmp(policy, "always"))
+		st->color = true;
+	else if (!strcmp(policy, "never"))
+		st->color = false;
+	else
+		return -1;
+	return 0;
+}
+
+struct out {
+	FILE *f;
+	const struct text_style *st;
+};
+
+static const char *sgr(const struct out *o, const char *code)
+{
+	return o->st->color ? code : "";
+}
+#define BOLD(o)	 sgr(o, "\033[1m")
+#define DIM(o)	 sgr(o, "\033[2m")
+#define CYAN(o)	 sgr(o, "\033[36m")
+#define RESET(o) sgr(o, "\033[0m")
+
+static const char *us_unit(const struct out *o)
+{
+	return o->st->utf8 ? "\u00b5s" : "us";
+}
+
+/* A duration in the unit that suits it: "612.3 us", "1.482 ms", "2.10 s". */
+static void fmt_dur(const struct out *o, char *buf, size_t n, double us)
+{
+	if (isnan(us))
+		snprintf(buf, n, "-");
+	else if (fabs(us) < 1000)
+		snprintf(buf, n, "%.1f %s", us, us_unit(o));
+	else if (fabs(us) < 1e6)
+		snprintf(buf, n, "%.3f ms", us / 1e3);
+	else
+		snprintf(buf, n, "%.2f s", us / 1e6);
+}
+
+/* A value in the unit fmt_dur would choose for ref, without the unit. */
+static void fmt_like(char *buf, size_t n, double us, double ref)
+{
+	if (isnan(us))
+		snprintf(buf, n, "-");
+	else if (fabs(ref) < 1000)
+		snprintf(buf, n, "%.1f", us);
+	else if (fabs(ref) < 1e6)
+		snprintf(buf, n, "%.3f", us / 1e3);
+	else
+		snprintf(buf, n, "%.2f", us / 1e6);
+}
+
+static void fmt_num(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f", v);
+}
+
+/* A horizontal bar of share (0..1), in eighths with UTF-8, '#' without. */
+static void bar(const struct out *o, double share)
+{
+	static const char *const eighths[] = {"",	"\u258f", "\u258e", "\u258d",
+					      "\u258c", "\u258b", "\u258a", "\u2589"};
+	double cells = isnan(share) ? 0 : fmin(fmax(share, 0), 1) * BAR_WIDTH;
+	int full = (int)cells, part = (int)((cells - full) * 8);
+
+	fputs(CYAN(o), o->f);
+	for (int i = 0; i < full; i++)
+		fputs(o->st->utf8 ? "\u2588" : "#", o->f);
+	if (o->st->utf8 && full < BAR_WIDTH)
+		fputs(eighths[part], o->f);
+	fputs(RESET(o), o->f);
+}
+
+static void header(const struct out *o, const struct report *rep)
+{
+	const struct trace *t = rep->t;
+
+	fputs(BOLD(o), o->f);
+	for (int i = 0; i < t->argc; i++)
+		fprintf(o->f, "%s%s", i ? " " : "", t->argv[i]);
+	fprintf(o->f, "%s\n", RESET(o));
+	fprintf(o->f, "  %s, %zu runs", elf_kind_name(t->kind), rep->runs);
+	if (rep->warmup_runs)
+		fprintf(o->f, " after %zu warmup", rep->warmup_runs);
+	if (rep->profiled && rep->plain_runs)
+		fprintf(o->f, ", %zu plain runs interleaved", rep->plain_runs);
+	fputc('\n', o->f);
+	for (size_t i = 0; i < rep->noutcomes; i++) {
+		char *d = describe_status(rep->outcomes[i].wait_status);
+		if (rep->noutcomes == 1)
+			fprintf(o->f, "  %s in every run\n", d);
+		else
+			fprintf(o->f, "  %s in %zu runs\n", d, rep->outcomes[i].runs);
+		free(d);
+	}
+}
+
+static void total_line(const struct out *o, const struct report *rep)
+{
+	const struct summary *s = &rep->total;
+	char med[32], lo[32], hi[32], mn[32], mx[32];
+
+	fmt_dur(o, med, sizeof med, s->median);
+	fmt_dur(o, lo, sizeof lo, s->ci_lo);
+	fmt_dur(o, hi, sizeof hi, s->ci_hi);
+	fmt_dur(o, mn, sizeof mn, s->min);
+	fmt_dur(o, mx, sizeof mx, s->max);
+	fprintf(o->f, "\n  %stotal%s  %s%s%s  95%% CI [%s, %s]  min %s  max %s\n", BOLD(o),
+		RESET(o), BOLD(o), med, RESET(o), lo, hi, mn, mx);
+}
+
+static void phase_table(const struct out *o, const struct report *rep)
+{
+	char med[32], lo[32], hi[32];
+
+	fprintf(o->f, "\n  %s%-10s %12s  %-23s %6s%s\n", DIM(o), "phase", "median", "95% CI",
+		"share", RESET(o));
+	for (int p = 0; p < PH_COUNT; p++) {
+		const struct summary *s = &rep->phase[p];
+		double share = s->n && rep->total.median > 0 ? s->median / rep->total.median : NAN;
+		fmt_dur(o, med, sizeof med, s->n ? s->median : NAN);
+		fmt_like(lo, sizeof lo, s->n ? s->ci_lo : NAN, s->median);
+		fmt_like(hi, sizeof hi, s->n ? s->ci_hi : NAN, s->median);
+		char ci[80];
+		snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+		fprintf(o->f, "  %-10s %12s  %-23s ", phase_name(p), med, ci);
+		if (isnan(share))
+			fprintf(o->f, "%6s  ", "-");
+		else
+			fprintf(o->f, "%5.1f%%  ", share * 100);
+		bar(o, share);
+		fputc('\n', o->f);
+	}
+	fprintf(o->f,
+		"  %s(median elapsed time at each phase's end minus at its start, so the "
+		"phases add up to the median total)%s\n",
+		DIM(o), RESET(o));
+	/* Runs without the shim's data count in the total but in no phase. */
+	if (fabs(rep->phase_sum_us - rep->total.median) > 0.005 * rep->total.median) {
+		char sum[32], tot[32];
+		fmt_dur(o, sum, sizeof sum, rep->phase_sum_us);
+		fmt_dur(o, tot, sizeof tot, rep->total.median);
+		fprintf(o->f,
+			"  %s(over the %zu runs with the shim's data: %s; over all runs: %s)%s\n",
+			DIM(o), rep->valid_runs, sum, tot, RESET(o));
+	}
+}
+
+static const char *role_tag(const struct trace_object *o)
+{
+	if (o->role == ROLE_EXECUTABLE)
+		return " (executable)";
+	if (o->role == ROLE_SHIM)
+		return " (ldprof shim)";
+	if (o->dlopened)
+		return " (dlopen)";
+	return "";
+}
+
+/* How reloc was split, and how well the model predicts the whole phase. */
+static void model_line(const struct out *o, const struct report *rep)
+{
+	const struct model_coefs *m = &rep->t->model;
+	char pred[32], meas[32];
+
+	if (!rep->reloc_by_model) {
+		fprintf(o->f,
+			"  %s(reloc splits the relocate phase by relocation count: the analyzer "
+			"could not replay this program)%s\n",
+			DIM(o), RESET(o));
+		return;
+	}
+	fmt_dur(o, pred, sizeof pred, rep->reloc_model_us);
+	fmt_dur(o, meas, sizeof meas, rep->phase[PH_RELOCATE].median);
+	fprintf(o->f,
+		"  %s(reloc splits the relocate phase by the cost model, %s: it predicts %s, "
+		"measured %s, residual %+.1f %s (%+.0f%%))%s\n",
+		DIM(o), m->calibrated ? "calibrated" : "uncalibrated, built-in defaults", pred,
+		meas, rep->reloc_residual_us, us_unit(o),
+		100 * rep->reloc_residual_us / rep->phase[PH_RELOCATE].median, RESET(o));
+}
+
+static void object_table(const struct out *o, const struct report *rep)
+{
+	int w = 6;
+	char name[4096], c[5][32], pm[32];
+
+	for (size_t i = 0; i < rep->nobjs; i++) {
+		const struct trace_object *to = &rep->t->obj[rep->objs[i].obj];
+		int n = snprintf(name, sizeof name, "%s%s", to->path, role_tag(to));
+		if (object_shown(to) && n > w)
+			w = n;
+	}
+	fprintf(o->f, "\n  %s%-*s %8s %8s %8s %8s %8s %7s %6s%s\n", DIM(o), w, "object", "load",
+		"reloc", "init", "fini", "total", "+/-", "share", RESET(o));
+	for (size_t i = 0; i < rep->nobjs; i++) {
+		const struct report_object *ro = &rep->objs[i];
+		const struct trace_object *to = &rep->t->obj[ro->obj];
+		if (!object_shown(to))
+			continue;
+		const struct summary *s[5] = {&ro->load, &ro->reloc, &ro->init, &ro->fini,
+					      &ro->total};
+		for (int k = 0; k < 5; k++)
+			fmt_num(c[k], sizeof c[k], s[k]->n ? s[k]->median : NAN);
+		fmt_num(pm, sizeof pm,
+			ro->total.n ? fmax(ro->total.median - ro->total.ci_lo,
+					   ro->total.ci_hi - ro->total.median)
+				    : NAN);
+		snprintf(name, sizeof name, "%s%s", to->path, role_tag(to));
+		fprintf(o->f, "  %-*s %8s %8s %8s %8s %8s %7s ", w, name, c[0], c[1], c[2], c[3],
+			c[4], pm);
+		if (isnan(ro->share))
+			fprintf(o->f, "%6s  ", "-");
+		else
+			fprintf(o->f, "%5.1f%%  ", ro->share * 100);
+		bar(o, ro->share);
+		fputc('\n', o->f);
+	}
+	fprintf(o->f, "  %s(%s, medians over %zu runs; +/- is the total's 95%% CI half-width)%s\n",
+		DIM(o), us_unit(o), rep->valid_runs, RESET(o));
+	model_line(o, rep);
+}
+
+static void static_figures(const struct out *o, const struct report *rep)
+{
+	char u[32], s[32];
+
+	fmt_dur(o, u, sizeof u, rep->utime.median);
+	fmt_dur(o, s, sizeof s, rep->stime.median);
+	fprintf(o->f, "  user %s, system %s, %.0f page faults, %.0f KiB max RSS (medians)\n", u, s,
+		rep->minflt.median, rep->maxrss.median);
+}
+
+static void verdict(const struct out *o, const struct report *rep)
+{
+	char s[32], hw[32], d[32];
+
+	if (!rep->have_verdict)
+		return;
+	fmt_dur(o, s, sizeof s, rep->static_saved_us);
+	fmt_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
+	fprintf(o->f,
+		"\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, %.0f%%)%s%s\n",
+		BOLD(o), s, hw, rep->static_saved_pct,
+		rep->t->model.calibrated ? "" : " [uncalibrated]", RESET(o));
+	if (!rep->nadvice)
+		return;
+	fprintf(o->f, "  %srecommendations, with what each would save per exec:%s\n", DIM(o),
+		RESET(o));
+	for (size_t i = 0; i < rep->nadvice; i++) {
+		const struct advice *a = &rep->advice[i];
+		fmt_dur(o, d, sizeof d, a->saved_us);
+		fprintf(o->f, "  %10s  %s%s%s: %s\n", d, BOLD(o), a->what, RESET(o), a->why);
+	}
+}
+
+static void overhead_line(const struct out *o, const struct report *rep)
+{
+	char d[32];
+
+	if (!rep->have_overhead)
+		return;
+	fmt_dur(o, d, sizeof d, fabs(rep->overhead_us));
+	fprintf(o->f,
+		"\n  shim overhead: %c%s (%+.1f%%), %+.0f page faults per run, against %zu "
+		"plain runs\n",
+		rep->overhead_us < 0 ? '-' : '+', d, rep->overhead_pct, rep->overhead_minflt,
+		rep->plain_runs);
+	fprintf(o->f, "  %s(95%% CI of the overhead: %+.1f to %+.1f %s)%s\n", DIM(o),
+		rep->overhead_ci_lo, rep->overhead_ci_hi, us_unit(o), RESET(o));
+}
+
+void render_text(FILE *f, const struct report *rep, const struct text_style *st)
+{
+	struct out o = {f, st};
+
+	header(&o, rep);
+	total_line(&o, rep);
+	if (rep->profiled && rep->valid_runs) {
+		phase_table(&o, rep);
+		object_table(&o, rep);
+	} else {
+		static_figures(&o, rep);
+	}
+	verdict(&o, rep);
+	overhead_line(&o, rep);
+	for (size_t i = 0; i < rep->nnotes; i++)
+		fprintf(f, "  %snote:%s %s\n", BOLD(&o), RESET(&o), rep->notes[i]);
+}

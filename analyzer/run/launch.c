@@ -1,0 +1,299 @@
+#include "run/launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/tsc.h"
+
+extern char **environ;
+
+#define SHM_BYTES (64 * 1024)
+
+#ifndef LDPROF_PKGLIBDIR
+#define LDPROF_PKGLIBDIR "/usr/local/lib/ldprof"
+#endif
+
+static bool usable_dir(const char *dir, char **audit, char **preload)
+{
+	char *a = xasprintf("%s/ldprof-audit.so", dir), *p = xasprintf("%s/ldprof-preload.so", dir);
+
+	if (!access(a, R_OK) && !access(p, R_OK)) {
+		*audit = a;
+		*preload = p;
+		return true;
+	}
+	free(a);
+	free(p);
+	return false;
+}
+
+int find_shim(char **audit, char **preload, struct errbuf *err)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 32];
+	const char *env = getenv("LDPROF_SHIM_DIR");
+	ssize_t n;
+
+	if (env && *env) {
+		if (usable_dir(env, audit, preload))
+			goto check;
+		return set_err(err, ENOENT, "LDPROF_SHIM_DIR=%s: no ldprof-audit.so there", env);
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		*strrchr(exe, '/') = '\0';
+		snprintf(dir, sizeof dir, "%s/preload", exe); /* the build tree */
+		if (usable_dir(dir, audit, preload))
+			goto check;
+		snprintf(dir, sizeof dir, "%s/../preload", exe); /* build-asan/ldprof */
+		if (usable_dir(dir, audit, preload))
+			goto check;
+		snprintf(dir, sizeof dir, "%s/../lib/ldprof", exe); /* an install */
+		if (usable_dir(dir, audit, preload))
+			goto check;
+	}
+	if (usable_dir(LDPROF_PKGLIBDIR, audit, preload))
+		goto check;
+	return set_err(err, ENOENT,
+		       "cannot find ldprof-audit.so: looked next to the ldprof binary, in "
+		       "../lib/ldprof and in %s (set LDPROF_SHIM_DIR)",
+		       LDPROF_PKGLIBDIR);
+check:
+	/* LD_AUDIT splits on ':', LD_PRELOAD on ':' and blanks. */
+	if (strpbrk(*audit, ": \t\n") || strpbrk(*preload, ": \t\n"))
+		return set_err(err, EINVAL,
+			       "%s: the shim's path holds ':' or a blank, which "
+			       "LD_AUDIT and LD_PRELOAD cannot express",
+			       *audit);
+	return 0;
+}
+
+/* ldprof-audit-symbind.so sits next to ldprof-audit.so. */
+static int use_symbind_module(char **audit, struct errbuf *err)
+{
+	char *dir = xstrdup(*audit);
+	char *path = xasprintf("%s/ldprof-audit-symbind.so", dirname(dir));
+
+	free(dir);
+	if (access(path, R_OK)) {
+		int r = set_err(err, errno, "%s: %s", path, strerror(errno));
+		free(path);
+		return r;
+	}
+	free(*audit);
+	*audit = path;
+	return 0;
+}
+
+static bool is_ours(const char *e)
+{
+	return !strncmp(e, "LD_AUDIT=", 9) || !strncmp(e, "LD_PRELOAD=", 11) ||
+	       !strncmp(e, LDPROF_SHM_ENV "=", sizeof LDPROF_SHM_ENV);
+}
+
+/* "NAME=ours" or "NAME=ours:theirs": the user's entries keep working. */
+static char *prepend(const char *name, const char *ours)
+{
+	const char *theirs = getenv(name);
+
+	if (!ours)
+		return theirs ? xasprintf("%s=%s", name, theirs) : NULL;
+	return theirs && *theirs ? xasprintf("%s=%s:%s", name, ours, theirs)
+				 : xasprintf("%s=%s", name, ours);
+}
+
+/* environ plus our variables; preload is NULL unless --preload. */
+static char **profiled_env(const char *audit, const char *preload, int fd, size_t bytes)
+{
+	size_t n = 0, k = 0;
+
+	while (environ[n])
+		n++;
+	char **env = xcalloc(n + 4, sizeof *env);
+	for (size_t i = 0; i < n; i++)
+		if (!is_ours(environ[i]))
+			env[k++] = xstrdup(environ[i]);
+	env[k++] = prepend("LD_AUDIT", audit);
+	if ((env[k] = prepend("LD_PRELOAD", preload)))
+		k++;
+	env[k++] = xasprintf("%s=%d,%zu", LDPROF_SHM_ENV, fd, bytes);
+	return env;
+}
+
+static char **copy_env(void)
+{
+	size_t n = 0;
+
+	while (environ[n])
+		n++;
+	char **env = xcalloc(n + 1, sizeof *env);
+	for (size_t i = 0; i < n; i++)
+		env[i] = xstrdup(environ[i]);
+	return env;
+}
+
+static void free_env(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf *err)
+{
+	char *audit = NULL, *preload = NULL;
+	int r;
+
+	memset(l, 0, sizeof *l);
+	l->shm.fd = -1;
+	l->devnull = -1;
+	l->path = xstrdup(o->path);
+	l->argv = o->argv;
+	l->show_output = o->show_output;
+	l->preload = o->preload;
+	l->timeout_s = o->timeout_s;
+	l->devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (l->devnull < 0) {
+		r = set_err(err, errno, "/dev/null: %s", strerror(errno));
+		goto out;
+	}
+	if ((r = shm_create(&l->shm, SHM_BYTES, err)))
+		goto out;
+	l->env_plain = copy_env();
+	if (o->profiled) {
+		if ((r = find_shim(&audit, &preload, err)))
+			goto out;
+		if (o->symbind && (r = use_symbind_module(&audit, err)))
+			goto out;
+		l->env_profiled =
+			profiled_env(audit, o->preload ? preload : NULL, l->shm.fd, l->shm.size);
+	}
+	r = 0;
+out:
+	free(audit);
+	free(preload);
+	if (r)
+		launcher_fini(l);
+	return r;
+}
+
+void launcher_fini(struct launcher *l)
+{
+	if (l->devnull >= 0)
+		close(l->devnull);
+	shm_destroy(&l->shm);
+	free_env(l->env_plain);
+	free_env(l->env_profiled);
+	free(l->path);
+	memset(l, 0, sizeof *l);
+	l->shm.fd = -1;
+	l->devnull = -1;
+}
+
+/* In the child: everything here happens before the clock starts. */
+static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	dup2(l->devnull, 0);
+	if (!l->show_output) {
+		dup2(l->devnull, 1);
+		dup2(l->devnull, 2);
+	}
+	/* The shim maps the buffer through this fd and closes it at once. */
+	if (profiled)
+		fcntl(l->shm.fd, F_SETFD, 0);
+	l->shm.hdr->pid = getpid();
+	l->shm.hdr->exec_ts = tsc_now();
+	execve(l->path, l->argv, profiled ? l->env_profiled : l->env_plain);
+	l->shm.hdr->exec_errno = errno;
+	_exit(127);
+}
+
+/* Wait with a timeout through a pidfd; without pidfds, wait without one. */
+static bool wait_exit(pid_t pid, double timeout_s)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	uint64_t deadline = mono_ns() + (uint64_t)(timeout_s * 1e9);
+	bool timed_out = false;
+
+	if (pidfd < 0 || timeout_s <= 0)
+		goto out;
+	for (;;) {
+		uint64_t now = mono_ns();
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+		if (now >= deadline) {
+			timed_out = true;
+			kill(pid, SIGKILL);
+			break;
+		}
+		int ms = (int)((deadline - now) / 1000000u) + 1;
+		if (poll(&p, 1, ms) > 0)
+			break;
+	}
+out:
+	if (pidfd >= 0)
+		close(pidfd);
+	return timed_out;
+}
+
+static void fill_usage(struct run_usage *u, const struct rusage *ru)
+{
+	u->minflt = ru->ru_minflt;
+	u->majflt = ru->ru_majflt;
+	u->maxrss_kb = ru->ru_maxrss;
+	u->utime_us = (double)ru->ru_utime.tv_sec * 1e6 + (double)ru->ru_utime.tv_usec;
+	u->stime_us = (double)ru->ru_stime.tv_sec * 1e6 + (double)ru->ru_stime.tv_usec;
+}
+
+int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
+		 struct errbuf *err)
+{
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	shm_reset(&l->shm);
+	if (l->preload)
+		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return set_err(err, errno, "fork: %s", strerror(errno));
+	if (pid == 0)
+		child(l, profiled);
+	r->timed_out = wait_exit(pid, l->timeout_s);
+	while (wait4(pid, &status, 0, &ru) < 0)
+		if (errno != EINTR)
+			return set_err(err, errno, "wait4: %s", strerror(errno));
+	r->reap_ts = tsc_now();
+	r->profiled = profiled;
+	r->wait_status = status;
+	fill_usage(&r->usage, &ru);
+	if (l->shm.hdr->exec_errno)
+		return set_err(err, l->shm.hdr->exec_errno, "%s: cannot execute: %s", l->path,
+			       strerror(l->shm.hdr->exec_errno));
+	if (r->timed_out)
+		return set_err(err, ETIMEDOUT, "%s: killed after the %.3g s timeout", l->path,
+			       l->timeout_s);
+	if (!profiled) {
+		r->exec_ts = l->shm.hdr->exec_ts;
+		return 0;
+	}
+	return shm_decode(l->shm.hdr, l->shm.size, t, r, err);
+}

@@ -1,0 +1,49 @@
+/*
+ * Starting the profiled program: one run is fork, a timestamp, execve, and
+ * a reap. The program's stdio, fds, signal state and exit status are its own;
+ * only LD_AUDIT, LD_PRELOAD and LDPROF_SHM are added to its environment.
+ */
+#ifndef LDPROF_LAUNCH_H
+#define LDPROF_LAUNCH_H
+
+#include <stdbool.h>
+
+#include "run/shm.h"
+#include "run/trace.h"
+#include "base/util.h"
+
+struct launcher {
+	char *path;  /* the file to execve */
+	char **argv; /* its argv, argv[0] as the user wrote it */
+	char **env_profiled, **env_plain;
+	struct shm_buf shm;
+	bool show_output;
+	bool preload;	  /* the LD_PRELOAD part hooks main and exit */
+	double timeout_s; /* per run; 0 = none */
+	int devnull;
+};
+
+struct launch_opts {
+	const char *path;
+	char **argv;
+	bool show_output;
+	double timeout_s;
+	bool profiled; /* false: never add the shim (static programs) */
+	bool preload;  /* hook main/exit with the LD_PRELOAD part, not GOT slots */
+	bool symbind;  /* the audit module with la_symbind64 (--symbind) */
+};
+
+int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf *err);
+void launcher_fini(struct launcher *l);
+
+/*
+ * Run the program once, with or without the shim, and decode what the shim
+ * recorded into r. -errno with err set when the program could not be run.
+ */
+int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
+		 struct errbuf *err);
+
+/* Where the shim lives: $LDPROF_SHIM_DIR, next to the binary, or installed. */
+int find_shim(char **audit, char **preload, struct errbuf *err);
+
+#endif

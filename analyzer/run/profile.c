@@ -1,0 +1,200 @@
+#include "run/profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "run/launch.h"
+#include "model/model.h"
+#include "render/output.h"
+#include "run/target.h"
+#include "base/tsc.h"
+
+void profile_opts_defaults(struct profile_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	run_plan_defaults(&o->plan);
+	o->timeout_s = 60;
+}
+
+int profile_option(int c, const char *arg, struct profile_opts *o, const char *cmd)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'n':
+		if (parse_ulong(arg, 1, 1000000, &v))
+			return usage_error(cmd, "--runs wants a number from 1, not '%s'", arg), -1;
+		o->plan.runs = v;
+		return 1;
+	case 'w':
+		if (parse_ulong(arg, 0, 1000000, &v))
+			return usage_error(cmd, "--warmup wants a number, not '%s'", arg), -1;
+		o->plan.warmup = v;
+		return 1;
+	case PROF_OPT_MAX_TIME:
+		if (parse_seconds(arg, &o->plan.max_seconds))
+			return usage_error(cmd, "--max-time wants seconds, not '%s'", arg), -1;
+		return 1;
+	case PROF_OPT_TIMEOUT:
+		if (parse_seconds(arg, &o->timeout_s))
+			return usage_error(cmd, "--timeout wants seconds, not '%s'", arg), -1;
+		return 1;
+	case PROF_OPT_NO_OVERHEAD:
+		o->plan.plain = false;
+		return 1;
+	case PROF_OPT_PRELOAD:
+		o->preload = true;
+		return 1;
+	case PROF_OPT_SYMBIND:
+		o->symbind = true;
+		return 1;
+	case PROF_OPT_SHOW_OUTPUT:
+		o->show_output = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int profile_parse(int argc, char **argv, const char *cmd, const struct option *long_opts,
+		  struct profile_opts *p, struct out_opts *out)
+{
+	int c, handled;
+
+	profile_opts_defaults(p);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTIONS "o:h", long_opts, NULL)) !=
+	       -1) {
+		if ((handled = profile_option(c, optarg, p, cmd)) ||
+		    (handled = out_option(c, optarg, out, cmd))) {
+			if (handled < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (c == 'h')
+			return print_usage(find_command(cmd), stdout);
+		if (c == ':')
+			return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+	}
+	return -1;
+}
+
+/* Resolve every side's program before running anything. */
+static int resolve_all(size_t n, const struct profile_cmd *cmds, struct target *tg,
+		       struct trace *traces)
+{
+	struct errbuf err;
+
+	for (size_t i = 0; i < n; i++) {
+		trace_init(&traces[i], cmds[i].argc, cmds[i].argv);
+		if (target_resolve(cmds[i].argv[0], &tg[i], &err)) {
+			error_msg("%s", err.msg);
+			return EXIT_USAGE;
+		}
+		traces[i].program = xstrdup(tg[i].path);
+		traces[i].elf_path = xstrdup(tg[i].elf_path);
+		traces[i].kind = tg[i].kind;
+		traces[i].is_static = tg[i].is_static;
+	}
+	return EXIT_OK;
+}
+
+static int run_sides(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
+		     struct target *tg, struct trace *traces, bool for_compare)
+{
+	struct run_plan plan = o->plan;
+	struct launcher *l = xcalloc(n, sizeof *l);
+	struct runner_side *sides = xcalloc(n, sizeof *sides);
+	struct errbuf err;
+	struct tsc_cal cal;
+	bool interrupted = false;
+	size_t ready = 0;
+	int r = EXIT_OK;
+
+	if (for_compare)
+		plan.plain = plan.adapt_on_plain = true;
+	for (; ready < n; ready++) {
+		struct launch_opts lo = {.path = tg[ready].path,
+					 .argv = cmds[ready].argv,
+					 .show_output = o->show_output,
+					 .timeout_s = o->timeout_s,
+					 .profiled = !tg[ready].is_static,
+					 .preload = o->preload,
+					 .symbind = o->symbind};
+		if (launcher_init(&l[ready], &lo, &err)) {
+			error_msg("%s", err.msg);
+			r = EXIT_FAIL;
+			goto out;
+		}
+		sides[ready] =
+			(struct runner_side){&l[ready], &traces[ready], !tg[ready].is_static};
+	}
+	tsc_cal_begin(&cal);
+	if (runner_execute_multi(sides, n, &plan, &interrupted, &err)) {
+		error_msg("%s", err.msg);
+		r = EXIT_FAIL;
+	}
+	double hz = tsc_cal_end(&cal);
+	for (size_t i = 0; i < n; i++) {
+		traces[i].tsc_hz = hz;
+		traces[i].interrupted = interrupted;
+		if (!r && !runner_counted(&traces[i], sides[i].profiled && !for_compare)) {
+			error_msg("%s: interrupted before the first run completed",
+				  traces[i].program);
+			r = 130;
+		}
+	}
+out:
+	for (size_t i = 0; i < ready; i++)
+		launcher_fini(&l[i]);
+	free(l);
+	free(sides);
+	return r;
+}
+
+/* What the report needs besides the runs: ELF facts, the analyzer's counts, the model. */
+static void attach_facts(struct trace *t)
+{
+	struct errbuf err;
+
+	trace_load_facts(t);
+	if (t->is_static)
+		return;
+	model_load(&t->model);
+	if (model_features(t, &err))
+		warn_msg("%s: the relocation model cannot replay it: %s", t->program, err.msg);
+}
+
+int profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
+		     struct trace *traces, bool for_compare)
+{
+	struct target *tg = xcalloc(n, sizeof *tg);
+	struct errbuf err;
+	int r;
+
+	if (tsc_check(&err)) {
+		error_msg("%s", err.msg);
+		r = EXIT_FAIL;
+		goto out;
+	}
+	if ((r = resolve_all(n, cmds, tg, traces)) == EXIT_OK &&
+	    (r = run_sides(o, n, cmds, tg, traces, for_compare)) == EXIT_OK)
+		for (size_t i = 0; i < n; i++)
+			attach_facts(&traces[i]);
+out:
+	for (size_t i = 0; i < n; i++)
+		target_free(&tg[i]);
+	free(tg);
+	return r;
+}
+
+int profile_program(const struct profile_opts *o, int argc, char **argv, struct trace *t)
+{
+	struct profile_cmd c = {argc, argv};
+
+	return profile_programs(o, 1, &c, t, false);
+}

@@ -1,0 +1,46 @@
+/*
+ * How many runs, in what order: warmup, then profiled runs interleaved with
+ * plain ones (to measure the shim's own cost side by side), stopping when
+ * the median total is known to +-1% or the time budget is spent.
+ */
+#ifndef LDPROF_RUNNER_H
+#define LDPROF_RUNNER_H
+
+#include <stdbool.h>
+
+#include "run/launch.h"
+#include "run/trace.h"
+
+struct run_plan {
+	unsigned long runs;   /* fixed number of counted runs, or 0: adaptive */
+	unsigned long warmup; /* uncounted runs first */
+	unsigned long min_runs, max_runs;
+	double max_seconds;   /* adaptive: stop after about this long */
+	double target_rel_ci; /* adaptive: stop when the CI is within this */
+	bool plain;	      /* interleave plain runs for the overhead figure */
+	bool adapt_on_plain;  /* adaptive stop on the plain totals (compare) */
+};
+
+/* One program of several run side by side (compare): its launcher and trace. */
+struct runner_side {
+	struct launcher *l;
+	struct trace *t;
+	bool profiled; /* has a loader to profile */
+};
+
+void run_plan_defaults(struct run_plan *p);
+
+/*
+ * Execute the plan for one or several programs, interleaved round by round
+ * (A B A B ...), appending runs to each side's trace: its profiled run when
+ * it has one, then its plain run when the plan asks for plain runs. Stops
+ * when every side is precise enough. Returns 0, or -errno when a run failed
+ * to start (err set). *interrupted is set when SIGINT stopped it.
+ */
+int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_plan *p,
+			 bool *interrupted, struct errbuf *err);
+
+/* Counted profiled runs so far (or plain ones when the plan is not profiled). */
+size_t runner_counted(const struct trace *t, bool profiled);
+
+#endif

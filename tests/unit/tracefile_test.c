@@ -1,0 +1,246 @@
+/*
+ * Unit tests for the trace file: a trace survives the round trip (the same
+ * report, byte for byte); a file cut anywhere is either refused or read up
+ * to its last whole section; damage is refused, never read out of range
+ * (the ASan build checks that); unknown sections and fields are skipped.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake-trace.h"
+#include "render/render.h"
+#include "run/tracefile.h"
+#include "unit.h"
+
+/* The JSON report of t, as a string. */
+static char *report_json(const struct trace *t)
+{
+	struct report rep;
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	report_build(t, &rep);
+	render_json(f, &rep);
+	fclose(f);
+	report_free(&rep);
+	return s;
+}
+
+static void encode_fake(size_t runs, struct bbuf *b, struct trace *t)
+{
+	fake_trace(t, &(struct fake_opts){.runs = runs, .slow = 1});
+	tracefile_encode(t, b);
+}
+
+static void test_roundtrip(void)
+{
+	struct trace t, u;
+	struct bbuf b = {0};
+	struct tracefile_info info;
+	struct errbuf err;
+
+	encode_fake(100, &b, &t);
+	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
+	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
+	CHECK(!info.truncated && !info.warning[0]);
+	CHECK(info.runs_expected == 200 && u.nrun == 200);
+	/* 200 runs at 64 a section: 4 RUNS sections, plus META ... MODEL and END. */
+	CHECK(info.sections == 10);
+	CHECK(u.argc == 2 && !strcmp(u.argv[1], "--flag"));
+	CHECK(!strcmp(u.machine.hostname, "fakehost") && u.machine.ncpus == 2);
+	CHECK(u.nenv == 1 && !strcmp(u.env[0], "LD_BIND_NOW=1"));
+	CHECK(u.recorded_at == 1700000000 && !strcmp(u.cwd, "/nonexistent-cwd"));
+	CHECK(u.nobj == t.nobj && u.obj[2].role == ROLE_VDSO && !u.obj[2].have_facts);
+	CHECK(u.obj[3].relocs.relative == 400 && !strcmp(u.obj[3].soname, "liba.so.1"));
+	CHECK(!strcmp(u.obj[3].build_id, t.obj[3].build_id));
+	CHECK(u.run[6].nev == t.run[6].nev && u.run[6].ev[3].ts == t.run[6].ev[3].ts);
+	CHECK(u.run[7].reap_ts == t.run[7].reap_ts && u.run[9].usage.minflt == 100);
+
+	char *a = report_json(&t), *c = report_json(&u);
+	CHECK(a && c && !strcmp(a, c));
+	free(a);
+	free(c);
+	trace_free(&u);
+	trace_free(&t);
+	bb_free(&b);
+}
+
+/* Every prefix: refused (no run yet) or read as truncated with whole sections. */
+static void test_truncation(void)
+{
+	struct trace t, u;
+	struct bbuf b = {0};
+	struct tracefile_info info;
+	struct errbuf err;
+	size_t ok = 0, refused = 0, last_runs = 0;
+	bool monotonic = true;
+
+	encode_fake(100, &b, &t);
+	for (size_t n = 0; n < b.len; n++) {
+		int r = tracefile_decode(b.p, n, &u, &info, &err);
+		if (r == 0) {
+			ok++;
+			monotonic &= info.truncated && (u.nrun % 64 == 0 || u.nrun == 200) &&
+				     u.nrun >= last_runs;
+			last_runs = u.nrun;
+		} else {
+			refused++;
+			monotonic &= last_runs == 0 && (r == -EPROTO || r == -EINVAL);
+		}
+		trace_free(&u);
+	}
+	CHECK(ok > 0 && refused > 0 && monotonic);
+	CHECK(last_runs == 200);
+	/* Cut inside the last RUNS section: the other 192 runs are kept. */
+	CHECK(tracefile_decode(b.p, b.len - 60, &u, &info, &err) == 0);
+	CHECK(info.truncated && u.nrun == 192);
+	CHECK(strstr(info.warning, "192 of 200 runs") != NULL);
+	trace_free(&u);
+	trace_free(&t);
+	bb_free(&b);
+}
+
+/* Whether byte i is a reserved one, which readers ignore: in the header or a section header. */
+static bool reserved_byte(const struct bbuf *b, size_t i)
+{
+	if (i < TRACEFILE_HEADER_SIZE)
+		return i >= 17;
+	for (size_t at = TRACEFILE_HEADER_SIZE; at < b->len;
+	     at += TRACEFILE_SECTION_HDR_SIZE + (size_t)get_le64(b->p + at + 8))
+		if (i >= at + 28 && i < at + 32)
+			return true;
+	return false;
+}
+
+/* Flip each byte in turn: never a crash, and every change but to reserved bytes is refused. */
+static void test_damage(void)
+{
+	struct trace t, u;
+	struct bbuf b = {0};
+	struct tracefile_info info;
+	struct errbuf err;
+	size_t missed = 0;
+
+	encode_fake(3, &b, &t);
+	for (size_t i = 0; i < b.len; i++) {
+		b.p[i] ^= 0x5a;
+		int r = tracefile_decode(b.p, b.len, &u, &info, &err);
+		trace_free(&u);
+		b.p[i] ^= 0x5a;
+		missed += !r && !reserved_byte(&b, i);
+	}
+	CHECK(missed == 0);
+	trace_free(&t);
+	bb_free(&b);
+}
+
+static void test_refusals(void)
+{
+	struct trace t, u;
+	struct bbuf b = {0};
+	struct tracefile_info info;
+	struct errbuf err;
+
+	CHECK(tracefile_decode("hello world, not a trace", 24, &u, &info, &err) == -EINVAL);
+	CHECK(strstr(err.msg, "not an ldprof trace") != NULL);
+	trace_free(&u);
+	CHECK(tracefile_decode("", 0, &u, &info, &err) == -EINVAL);
+	trace_free(&u);
+	encode_fake(2, &b, &t);
+	b.p[8] = 7; /* version 7 */
+	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == -ENOTSUP);
+	CHECK(strstr(err.msg, "version 7 is newer") != NULL);
+	trace_free(&u);
+	b.p[8] = 1;
+	b.p[16] = 2; /* big-endian */
+	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == -ENOTSUP);
+	trace_free(&u);
+	trace_free(&t);
+	bb_free(&b);
+}
+
+/* The offset of the last section (END). */
+static size_t last_section(const struct bbuf *b)
+{
+	size_t at = TRACEFILE_HEADER_SIZE, last = at;
+
+	while (at < b->len) {
+		last = at;
+		at += TRACEFILE_SECTION_HDR_SIZE + (size_t)get_le64(b->p + at + 8);
+	}
+	return last;
+}
+
+/* A section of a type this version does not know, just before END. */
+static void insert_before_end(struct bbuf *b, uint32_t type, uint32_t flags)
+{
+	size_t end = last_section(b);
+	struct bbuf tail = {0}, payload = {0};
+
+	bb_put(&tail, b->p + end, b->len - end);
+	b->len = end;
+	tlv_str(&payload, 1, "something from a newer ldprof");
+	tracefile_put_section(b, type, flags, &payload);
+	bb_put(b, tail.p, tail.len);
+	bb_free(&tail);
+}
+
+static void test_unknown_sections(void)
+{
+	struct trace t, u;
+	struct bbuf b = {0};
+	struct tracefile_info info;
+	struct errbuf err;
+
+	encode_fake(2, &b, &t);
+	insert_before_end(&b, 77, 0);
+	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
+	CHECK(info.unknown_skipped == 1 && u.nrun == 4);
+	trace_free(&u);
+	bb_free(&b);
+	tracefile_encode(&t, &b);
+	insert_before_end(&b, 78, TF_SEC_F_CRITICAL);
+	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == -ENOTSUP);
+	trace_free(&u);
+	trace_free(&t);
+	bb_free(&b);
+}
+
+static void test_tlv_skips_unknown_fields(void)
+{
+	struct bbuf b = {0};
+	struct cursor c, v;
+	unsigned tag;
+	uint64_t seen = 0;
+
+	tlv_uint(&b, 1, 300);
+	tlv_str(&b, 99, "from a newer ldprof");
+	tlv_sint(&b, 2, -5);
+	c = cursor_of(b.p, b.len);
+	while (tlv_next(&c, &tag, &v)) {
+		if (tag == 1)
+			seen += val_uint(&v);
+		else if (tag == 2)
+			seen += (uint64_t)(val_sint(&v) + 10);
+	}
+	CHECK(!c.bad && seen == 305);
+	c = cursor_of(b.p, b.len - 1);
+	while (tlv_next(&c, &tag, &v))
+		;
+	CHECK(c.bad);
+	bb_free(&b);
+}
+
+int main(void)
+{
+	test_roundtrip();
+	test_truncation();
+	test_damage();
+	test_refusals();
+	test_unknown_sections();
+	test_tlv_skips_unknown_fields();
+	return unit_done("tracefile_test");
+}
