@@ -116,8 +116,13 @@ void report_build(const struct trace *t, struct report *rep);
 /* Append a note (allocated; NULL is ignored). */
 void report_add_note(struct report *rep, char *note);
 
-/* The static-link estimate and ranked advice (verdict.c); report_build calls it. */
-void verdict_build(const struct trace *t, struct report *rep);
+/*
+ * The static-link estimate and ranked advice (verdict.c); report_build calls
+ * it. Returns how many caveats it put in notes (allocated), for report_build
+ * to add to the report's notes.
+ */
+enum { VERDICT_NOTES = 2 };
+size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERDICT_NOTES]);
 
 /*
  * Each phase's median contribution over the runs bd[pick[0..n)]: the median

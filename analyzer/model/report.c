@@ -335,6 +335,15 @@ static void overhead_ci(const struct trace *t, struct report *rep)
 	free(rq);
 }
 
+static void add_verdict(const struct trace *t, struct report *rep)
+{
+	char *caveats[VERDICT_NOTES];
+	size_t n = verdict_build(t, rep, caveats);
+
+	for (size_t i = 0; i < n; i++)
+		report_add_note(rep, caveats[i]);
+}
+
 void report_build(const struct trace *t, struct report *rep)
 {
 	struct series s = {xmalloc((t->nrun + 1) * sizeof(double)), 0};
@@ -378,7 +387,7 @@ void report_build(const struct trace *t, struct report *rep)
 		rep->overhead_minflt = rep->minflt.median - median_minflt(t, false, &s);
 		overhead_ci(t, rep);
 	}
-	verdict_build(t, rep);
+	add_verdict(t, rep);
 	add_notes(t, rep);
 	/* Keep the valid ones: compare and diff resample them. */
 	for (size_t i = 0; i < nbd; i++) {
