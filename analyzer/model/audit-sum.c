@@ -53,7 +53,7 @@ void audit_summarize(struct audit *a)
 		qsort(a->lib, a->nlib, sizeof *a->lib, by_total);
 }
 
-static void measure_one(const struct audit_opts *o, struct audit_entry *e)
+void audit_measure(const struct audit_opts *o, struct audit_entry *e)
 {
 	struct profile_opts po;
 	struct trace t = {0};
@@ -83,13 +83,6 @@ static void measure_one(const struct audit_opts *o, struct audit_entry *e)
 	trace_free(&t);
 	free(argv);
 	free(args);
-}
-
-void audit_measure(const struct audit_opts *o, struct audit *a)
-{
-	for (size_t i = 0; i < a->n && !audit_stopped(); i++)
-		if (a->e[i].kind == AK_DYNAMIC)
-			measure_one(o, &a->e[i]);
 }
 
 void audit_free(struct audit *a)

@@ -368,8 +368,9 @@ int audit_run(const struct audit_opts *o, struct audit *a, struct errbuf *err)
 			progress(o, i + 1, f.n, f.paths[i]);
 		}
 	}
-	if (!r && o->measure && !stop)
-		audit_measure(o, a);
+	for (size_t i = 0; !r && o->measure && i < a->n && !stop; i++)
+		if (a->e[i].kind == AK_DYNAMIC)
+			audit_measure(o, &a->e[i]);
 	a->interrupted = stop;
 	if (stop)
 		progress(o, f.n, f.n, NULL);
@@ -381,9 +382,4 @@ int audit_run(const struct audit_opts *o, struct audit *a, struct errbuf *err)
 	free(f.ids);
 	ldenv_free(&env);
 	return r;
-}
-
-bool audit_stopped(void)
-{
-	return stop;
 }
