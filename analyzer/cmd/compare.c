@@ -8,6 +8,7 @@
 
 #include "cmd/commands.h"
 #include "model/compare.h"
+#include "model/model.h"
 #include "base/json.h"
 #include "render/output.h"
 #include "run/profile.h"
@@ -98,7 +99,7 @@ int cmd_compare(int argc, char **argv)
 	if (commands_of(argc, argv, cmd, words))
 		return EXIT_USAGE;
 	memset(t, 0, sizeof t);
-	r = profile_programs(&p, 2, cmd, t, true);
+	r = model_profile_programs(&p, 2, cmd, t, true);
 	if (r == EXIT_OK) {
 		compare_build(&t[0], &t[1], &c);
 		if (compare_write(&out, &c, &err)) {

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
+#include "model/model.h"
 #include "run/machine.h"
 #include "render/output.h"
 #include "run/profile.h"
@@ -60,7 +61,7 @@ int cmd_record(int argc, char **argv)
 		return usage_error("record", "no trace file given (-o FILE)");
 	if (optind >= argc)
 		return usage_error("record", "no program given");
-	r = profile_program(&p, argc - optind, argv + optind, &t);
+	r = model_profile_program(&p, argc - optind, argv + optind, &t);
 	if (r == EXIT_OK) {
 		/* Right after the runs, so the identities are of the files that ran. */
 		trace_record_identities(&t);

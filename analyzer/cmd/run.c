@@ -6,6 +6,7 @@
 
 #include "model/analyze.h"
 #include "cmd/commands.h"
+#include "model/model.h"
 #include "render/output.h"
 #include "run/profile.h"
 
@@ -41,7 +42,7 @@ int cmd_run(int argc, char **argv)
 		return r;
 	if (optind >= argc)
 		return usage_error("run", "no program given");
-	r = profile_program(&p, argc - optind, argv + optind, &t);
+	r = model_profile_program(&p, argc - optind, argv + optind, &t);
 	if (r == EXIT_OK) {
 		report_build(&t, &rep);
 		if (out_write(&out, &rep, &err)) {

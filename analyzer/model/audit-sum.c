@@ -5,6 +5,7 @@
 
 #include "model/analyze.h"
 #include "model/audit.h"
+#include "model/model.h"
 #include "run/profile.h"
 #include "base/words.h"
 
@@ -72,7 +73,7 @@ void audit_measure(const struct audit_opts *o, struct audit_entry *e)
 	po.plan.warmup = 1;
 	po.plan.plain = false;
 	po.timeout_s = o->timeout_s;
-	if (profile_program(&po, (int)nargs + 1, argv, &t) == 0) {
+	if (model_profile_program(&po, (int)nargs + 1, argv, &t) == 0) {
 		struct report rep;
 		report_build(&t, &rep);
 		e->measured_us = rep.total.median;

@@ -218,7 +218,7 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 	}
 	if (o->log)
 		fprintf(o->log, "running %zu programs interleaved...\n", n);
-	r = profile_programs(&o->prof, n, cmds, t, false);
+	r = model_profile_programs(&o->prof, n, cmds, t, false);
 	for (size_t i = 0; !r && i < n; i++) {
 		struct report rep;
 		report_build(&t[i], &rep);
@@ -258,7 +258,7 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	 */
 	po.plan.runs = po.plan.runs * 5 > 1000 ? po.plan.runs * 5 : 1000;
 	memset(t, 0, sizeof t);
-	r = profile_programs(&po, 2, cmds, t, true);
+	r = model_profile_programs(&po, 2, cmds, t, true);
 	if (!r) {
 		compare_build(&t[0], &t[1], &c);
 		m->dynamic_fixed_us = c.diff.median;

@@ -6,7 +6,6 @@
 
 #include "cmd/commands.h"
 #include "run/launch.h"
-#include "model/model.h"
 #include "render/output.h"
 #include "run/target.h"
 #include "base/tsc.h"
@@ -156,19 +155,6 @@ out:
 	return r;
 }
 
-/* What the report needs besides the runs: ELF facts, the analyzer's counts, the model. */
-static void attach_facts(struct trace *t)
-{
-	struct errbuf err;
-
-	trace_load_facts(t);
-	if (t->is_static)
-		return;
-	model_load(&t->model);
-	if (model_features(t, &err))
-		warn_msg("%s: the relocation model cannot replay it: %s", t->program, err.msg);
-}
-
 int profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
 		     struct trace *traces, bool for_compare)
 {
@@ -184,7 +170,7 @@ int profile_programs(const struct profile_opts *o, size_t n, const struct profil
 	if ((r = resolve_all(n, cmds, tg, traces)) == EXIT_OK &&
 	    (r = run_sides(o, n, cmds, tg, traces, for_compare)) == EXIT_OK)
 		for (size_t i = 0; i < n; i++)
-			attach_facts(&traces[i]);
+			trace_load_facts(&traces[i]);
 out:
 	for (size_t i = 0; i < n; i++)
 		target_free(&tg[i]);
