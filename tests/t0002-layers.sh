@@ -68,6 +68,15 @@ expect_eq "an added upward call in the real build: exit 1" 1 $?
 check "it is named" \
 	grep -qx 'check-layers: upward call: base/zz-upward.o -> render/report-csv.c (render_csv)' "$TMP/after"
 
+# An object whose source is gone (its .d names a file moved away) is not
+# part of the build any more: skipped, with a warning.
+rm "$TMP/copy/analyzer/base/zz-upward.o"
+cc -c -o "$TMP/copy/analyzer/base/gone.o" "$TMP/up.c"
+printf '%s: %s\n' "$TMP/copy/analyzer/base/gone.o" "$TMP/moved-away.c" >"$TMP/copy/analyzer/base/gone.d"
+"$CHECK" "$TMP/copy" >"$TMP/stale" 2>&1
+check "a stale object is skipped" sh -c '! grep -q "upward call: base/gone" "$1"' sh "$TMP/stale"
+check "and named in a warning" grep -q "warning: .*base/gone.o: skipped, its source is gone" "$TMP/stale"
+
 "$CHECK" >/dev/null 2>"$TMP/e"
 expect_eq "no build folder: exit 2" 2 $?
 "$CHECK" "$TMP/nonexistent" >/dev/null 2>"$TMP/e"
