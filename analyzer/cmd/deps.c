@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/deps-run.h"
 #include "model/deps-report.h"
 #include "base/json.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "model/deps-report.h"
+#include "cmd/deps-run.h"
 #include "base/json.h"
 
 struct pool {
