@@ -362,6 +362,7 @@ void report_build(const struct trace *t, struct report *rep)
 			continue;
 		rep->runs++;
 		analyze_run(t, r, &bd[nbd]);
+		bd[nbd].run = i;
 		rep->valid_runs += bd[nbd].valid;
 		if (bd[nbd].valid && bd[nbd].reloc_by_model) {
 			rep->reloc_by_model = true;
@@ -389,15 +390,35 @@ void report_build(const struct trace *t, struct report *rep)
 	}
 	add_verdict(t, rep);
 	add_notes(t, rep);
-	/* Keep the valid ones: compare and diff resample them. */
-	for (size_t i = 0; i < nbd; i++) {
-		if (bd[i].valid)
-			bd[rep->nbd++] = bd[i];
-		else
-			run_breakdown_free(&bd[i]);
-	}
+	/* Kept for the per-run renderers, and for compare and diff to resample. */
 	rep->bd = bd;
+	rep->nbd = nbd;
 	free(s.v);
+}
+
+const struct run_breakdown *report_breakdown(const struct report *rep, size_t run)
+{
+	size_t lo = 0, hi = rep->nbd;
+
+	/* rep->bd is in run order. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rep->bd[mid].run < run)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rep->nbd && rep->bd[lo].run == run ? &rep->bd[lo] : NULL;
+}
+
+size_t report_valid_breakdowns(const struct report *rep, size_t *idx)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->nbd; i++)
+		if (rep->bd[i].valid)
+			idx[n++] = i;
+	return n;
 }
 
 void report_free(struct report *rep)

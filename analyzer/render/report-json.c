@@ -143,14 +143,12 @@ static void per_run(struct json *j, const struct report *rep)
 		json_num(j, "total_us", trace_run_us(t, r));
 		status_fields(j, r->wait_status);
 		json_int(j, "minflt", r->usage.minflt);
-		if (r->profiled) {
-			struct run_breakdown bd = {0};
-			analyze_run(t, r, &bd);
+		const struct run_breakdown *bd = report_breakdown(rep, i);
+		if (bd) {
 			json_arr_open(j, "phases_us");
 			for (int p = 0; p < PH_COUNT; p++)
-				json_num(j, NULL, bd.valid ? bd.phase_us[p] : NAN);
+				json_num(j, NULL, bd->valid ? bd->phase_us[p] : NAN);
 			json_arr_close(j);
-			run_breakdown_free(&bd);
 		}
 		json_obj_close(j);
 	}
