@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,14 @@ uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool signal_name(int sig, char buf[SIGNAL_NAME_MAX])
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	snprintf(buf, SIGNAL_NAME_MAX, "SIG%s", abbrev ? abbrev : "?");
+	return abbrev != NULL;
 }
 
 int finish_stdout(void)

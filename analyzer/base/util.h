@@ -55,6 +55,13 @@ int parse_seconds(const char *s, double *out);
 uint64_t mono_ns(void);
 
 /*
+ * A signal's name for the reports: "SIGSEGV" and true, or "SIG?" and
+ * false for a number the C library has no name for.
+ */
+#define SIGNAL_NAME_MAX 32
+bool signal_name(int sig, char buf[SIGNAL_NAME_MAX]);
+
+/*
  * Write a file through fn without ever leaving it half-written: to a
  * temporary name in the same directory, flushed and synced, then renamed,
  * with the mode a new file would get (0666 less the umask). A NULL or "-"

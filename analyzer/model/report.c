@@ -1,6 +1,5 @@
 /* Summaries over runs: the numbers every renderer prints. */
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +14,11 @@ char *describe_status(int st)
 	if (WIFEXITED(st))
 		return xasprintf("exit status %d", WEXITSTATUS(st));
 	if (WIFSIGNALED(st)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(st));
-		return abbrev ? xasprintf("killed by SIG%s%s", abbrev,
-					  WCOREDUMP(st) ? " (core dumped)" : "")
-			      : xasprintf("killed by signal %d", WTERMSIG(st));
+		char name[SIGNAL_NAME_MAX];
+		return signal_name(WTERMSIG(st), name)
+			       ? xasprintf("killed by %s%s", name,
+					   WCOREDUMP(st) ? " (core dumped)" : "")
+			       : xasprintf("killed by signal %d", WTERMSIG(st));
 	}
 	return xasprintf("wait status %#x", st);
 }

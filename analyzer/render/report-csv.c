@@ -4,7 +4,6 @@
  * per object. Columns are documented in docs/json.md.
  */
 #include <math.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -27,8 +26,9 @@ static void row_start(FILE *f, size_t n, const struct trace_run *r, const char *
 		fprintf(f, "%d", WEXITSTATUS(r->wait_status));
 	fputc(',', f);
 	if (WIFSIGNALED(r->wait_status)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(r->wait_status));
-		fprintf(f, "SIG%s", abbrev ? abbrev : "?");
+		char sig[SIGNAL_NAME_MAX];
+		signal_name(WTERMSIG(r->wait_status), sig);
+		fputs(sig, f);
 	}
 	fprintf(f, ",%s,", kind);
 	csv_field(f, name);

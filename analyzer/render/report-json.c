@@ -1,6 +1,5 @@
 /* The "ldprof-run/1" JSON schema; documented in docs/json.md. */
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -120,9 +119,8 @@ static void status_fields(struct json *j, int st)
 	else
 		json_null(j, "exit_status");
 	if (WIFSIGNALED(st)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(st));
-		char name[32];
-		snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
+		char name[SIGNAL_NAME_MAX];
+		signal_name(WTERMSIG(st), name);
 		json_str(j, "signal", name);
 	} else {
 		json_null(j, "signal");

@@ -3,9 +3,10 @@
  * one run the shim missed: the report keeps a breakdown for every counted
  * profiled run, invalid ones flagged, each with its run's index, so that
  * renderers need not analyse a run again; the summaries and the resampled
- * runs still use the valid ones only.
+ * runs still use the valid ones only. And the signal names.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,8 +60,28 @@ static void test_breakdowns(void)
 	trace_free(&t);
 }
 
+/* The one signal-name formatting, and describe_status on top of it. */
+static void test_signal_names(void)
+{
+	char name[SIGNAL_NAME_MAX], *d;
+
+	CHECK(signal_name(SIGSEGV, name) && !strcmp(name, "SIGSEGV"));
+	CHECK(signal_name(SIGKILL, name) && !strcmp(name, "SIGKILL"));
+	CHECK(!signal_name(1000, name) && !strcmp(name, "SIG?"));
+	d = describe_status(SIGABRT | 0x80); /* a wait status: killed, core dumped */
+	CHECK(!strcmp(d, "killed by SIGABRT (core dumped)"));
+	free(d);
+	d = describe_status(SIGTERM);
+	CHECK(!strcmp(d, "killed by SIGTERM"));
+	free(d);
+	d = describe_status(3 << 8);
+	CHECK(!strcmp(d, "exit status 3"));
+	free(d);
+}
+
 int main(void)
 {
 	test_breakdowns();
+	test_signal_names();
 	return unit_done("report_test");
 }
