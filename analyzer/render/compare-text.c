@@ -5,6 +5,7 @@
 
 #include "model/compare.h"
 #include "base/json.h"
+#include "render/output.h"
 #include "render/render.h"
 
 struct job {
