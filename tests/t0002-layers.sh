@@ -39,6 +39,9 @@ check "the cycle is named" grep -q '^check-layers: cycle between model/ping.o, m
 check "each call of the cycle is named" grep -qx '  model/ping.o -> model/pong.o (pong)' "$TMP/out"
 "$CHECK" "$TMP/fake" --allow model/pong.o:model/ping.o >"$TMP/out" 2>&1
 check "--allow drops a known call" test $? -eq 0
+"$CHECK" "$TMP/fake" --allow model/pong.o:model/ping.o --allow base/low.o:model/ping.o >"$TMP/out" 2>&1
+expect_eq "an --allow matching no call: exit 1" 1 $?
+check "it is named" grep -q "allow base/low.o:model/ping.o matches no call" "$TMP/out"
 
 # A folder given after the build one (like build/preload) is checked for
 # cycles only: its files have no layers.
