@@ -6,7 +6,8 @@
 #include "model/model.h"
 #include "run/profile.h"
 
-void model_attach(struct trace *t)
+/* The former attach_facts of run/profile.c, less the ELF facts it still loads. */
+static void model_attach(struct trace *t)
 {
 	struct errbuf err;
 
