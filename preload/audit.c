@@ -14,66 +14,6 @@
 #include "shim.h"
 #include "shim-elfsym.h"
 
-struct shim_state shim;
-
-void shim_flag(uint32_t flags)
-{
-	if (shim.shm)
-		__atomic_fetch_or(&shim.shm->flags, flags, __ATOMIC_RELAXED);
-}
-
-void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t a, uint64_t b)
-{
-	struct ldprof_record *r;
-	uint32_t i;
-
-	if (!shim.shm)
-		return;
-	/*
-	 * Before main nothing forks (short of a constructor that does), so
-	 * the loader's events skip the system call. A child forked by the
-	 * program shares this MAP_SHARED buffer: from main on, each record
-	 * proves it comes from the launched pid.
-	 */
-	if (shim.in_main && !shim.pid_confirmed) {
-		if (shim_getpid() != shim.shm->pid)
-			return;
-		/*
-		 * Once this process is exiting, its destructors' records need
-		 * no more system calls: a child forked from here on (by an
-		 * exit handler) is the only case this lets through.
-		 */
-		if (type == LDPROF_REC_EXIT_CALL || type == LDPROF_REC_MAIN_RETURN)
-			shim.pid_confirmed = 1;
-	}
-	i = __atomic_fetch_add(&shim.shm->nrecords, 1, __ATOMIC_RELAXED);
-	if (i >= shim.shm->records_cap) {
-		shim_flag(LDPROF_SHM_F_OVERFLOW);
-		return;
-	}
-	r = &shim.recs[i];
-	r->ts = ts;
-	r->type = type;
-	r->obj = obj;
-	r->u32 = u32;
-	r->a = a;
-	r->b = b;
-}
-
-static uint32_t copy_string(const char *s)
-{
-	uint32_t len = (uint32_t)shim_strlen(s) + 1, off;
-
-	off = __atomic_fetch_add(&shim.shm->strings_used, len, __ATOMIC_RELAXED);
-	if (off + len > shim.shm->strings_cap || off + len < off) {
-		shim_flag(LDPROF_SHM_F_STR_OVERFLOW);
-		return UINT32_MAX;
-	}
-	for (uint32_t k = 0; k < len; k++)
-		shim.strings[off + k] = s[k];
-	return off;
-}
-
 /*
  * The environment, without libc: ld.so exports __libc_stack_end, the
  * initial stack pointer, where argc, argv and envp begin.
@@ -215,7 +155,7 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 	else if (lmid == LM_ID_BASE &&
 		 !((shim.shm->options & LDPROF_OPT_PRELOAD) && (flags = attach_preload(map))))
 		flags = shim_instrument(map, idx);
-	uint32_t name = copy_string(map->l_name ? map->l_name : "");
+	uint32_t name = shim_copy_string(map->l_name ? map->l_name : "");
 	shim_emit(ts, LDPROF_REC_OBJOPEN, (uint16_t)idx, name, map->l_addr,
 		  (uint64_t)lmid << 32 | flags);
 #ifdef LDPROF_SYMBIND

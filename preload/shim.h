@@ -1,4 +1,8 @@
-/* Internal interfaces and state of the audit module (audit.c, ctor.c, hooks.c). */
+/*
+ * Internal interfaces and state of the audit module. The files call only
+ * downward: audit.c (the la_* entries) -> ctor.c, hooks.c -> stubs.S ->
+ * trampoline.c -> record.c (the state and shim_emit) -> shim-elfsym.c.
+ */
 #ifndef LDPROF_SHIM_H
 #define LDPROF_SHIM_H
 
@@ -64,6 +68,9 @@ SHIM_HIDDEN void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u3
 
 /* Set header flags (enum ldprof_shm_flags). */
 SHIM_HIDDEN void shim_flag(uint32_t flags);
+
+/* Copy a name into the string area; its offset, or UINT32_MAX when full. */
+SHIM_HIDDEN uint32_t shim_copy_string(const char *s);
 
 /*
  * Point an object's constructor and destructor entries in .dynamic at
