@@ -8,9 +8,29 @@
 
 struct shim_state shim;
 
+/*
+ * A child forked by the program shares this MAP_SHARED buffer and a copy of
+ * the shim's state, at every phase: a constructor may fork. So every record
+ * proves which process writes it. fork stores the child's own tid in its
+ * TCB, so the owner's main thread is recognised by one load; any other
+ * thread, or a process whose TCB is unusable, asks the kernel. Nothing here
+ * writes the shim's state: a vfork child shares it with the owner.
+ */
+static int is_owner(void)
+{
+	if (shim.tcb_tid_ok && shim_tcb_tid() == shim.pid)
+		return 1;
+	return shim_getpid() == shim.pid;
+}
+
+int shim_owner_strict(void)
+{
+	return shim.shm && shim_getpid() == shim.pid;
+}
+
 void shim_flag(uint32_t flags)
 {
-	if (shim.shm)
+	if (shim.shm && is_owner())
 		__atomic_fetch_or(&shim.shm->flags, flags, __ATOMIC_RELAXED);
 }
 
@@ -19,25 +39,8 @@ void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t 
 	struct ldprof_record *r;
 	uint32_t i;
 
-	if (!shim.shm)
+	if (!shim.shm || !is_owner())
 		return;
-	/*
-	 * Before main nothing forks (short of a constructor that does), so
-	 * the loader's events skip the system call. A child forked by the
-	 * program shares this MAP_SHARED buffer: from main on, each record
-	 * proves it comes from the launched pid.
-	 */
-	if (shim.in_main && !shim.pid_confirmed) {
-		if (shim_getpid() != shim.shm->pid)
-			return;
-		/*
-		 * Once this process is exiting, its destructors' records need
-		 * no more system calls: a child forked from here on (by an
-		 * exit handler) is the only case this lets through.
-		 */
-		if (type == LDPROF_REC_EXIT_CALL || type == LDPROF_REC_MAIN_RETURN)
-			shim.pid_confirmed = 1;
-	}
 	i = __atomic_fetch_add(&shim.shm->nrecords, 1, __ATOMIC_RELAXED);
 	if (i >= shim.shm->records_cap) {
 		shim_flag(LDPROF_SHM_F_OVERFLOW);
@@ -56,6 +59,8 @@ uint32_t shim_copy_string(const char *s)
 {
 	uint32_t len = (uint32_t)shim_strlen(s) + 1, off;
 
+	if (!is_owner())
+		return UINT32_MAX;
 	off = __atomic_fetch_add(&shim.shm->strings_used, len, __ATOMIC_RELAXED);
 	if (off + len > shim.shm->strings_cap || off + len < off) {
 		shim_flag(LDPROF_SHM_F_STR_OVERFLOW);
