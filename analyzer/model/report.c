@@ -256,13 +256,14 @@ static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd
 
 static void add_notes(const struct trace *t, struct report *rep)
 {
-	size_t missing = 0, overflow = 0, untimed = 0, unfinished = 0;
+	size_t missing = 0, overflow = 0, untimed = 0, unfinished = 0, corrupt = 0;
 
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
 		if (!trace_run_counted(r, true))
 			continue;
-		missing += !r->shim_attached;
+		corrupt += (r->shm_flags & TRACE_SHM_CORRUPT) != 0;
+		missing += !r->shim_attached && !(r->shm_flags & TRACE_SHM_CORRUPT);
 		unfinished += r->shim_attached && run_consistent_index(r) == r->nev;
 		overflow +=
 			(r->shm_flags & (LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW)) != 0;
@@ -279,6 +280,11 @@ static void add_notes(const struct trace *t, struct report *rep)
 		     "shim data missing in %zu of %zu runs: ld.so did not load the audit "
 		     "module, or it could not map its buffer",
 		     missing, rep->runs);
+	if (corrupt)
+		note(rep,
+		     "%zu %s had corrupt shim data: the program overwrote ldprof's record "
+		     "buffer; their records are left out, their wall times kept",
+		     corrupt, corrupt == 1 ? "run" : "runs");
 	if (unfinished)
 		note(rep,
 		     "ld.so never finished loading in %zu of %zu runs: the program could not "

@@ -268,7 +268,9 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 	int status;
 	pid_t pid;
 
-	shm_reset(&l->shm);
+	int rc = shm_reset(&l->shm, err);
+	if (rc)
+		return rc;
 	if (l->preload)
 		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
 	fflush(NULL);
@@ -285,9 +287,10 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 	r->profiled = profiled;
 	r->wait_status = status;
 	fill_usage(&r->usage, &ru);
-	if (l->shm.hdr->exec_errno)
-		return set_err(err, l->shm.hdr->exec_errno, "%s: cannot execute: %s", l->path,
-			       strerror(l->shm.hdr->exec_errno));
+	int exec_errno = shm_exec_errno(l->shm.hdr, l->shm.size, status);
+	if (exec_errno)
+		return set_err(err, exec_errno, "%s: cannot execute: %s", l->path,
+			       strerror(exec_errno));
 	if (r->timed_out)
 		return set_err(err, ETIMEDOUT, "%s: killed after the %.3g s timeout", l->path,
 			       l->timeout_s);
@@ -295,5 +298,6 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 		r->exec_ts = l->shm.hdr->exec_ts;
 		return 0;
 	}
-	return shm_decode(l->shm.hdr, l->shm.size, t, r, err);
+	shm_collect(&l->shm, pid, t, r);
+	return 0;
 }

@@ -15,6 +15,13 @@
 
 #define TRACE_NO_OBJ UINT32_MAX
 
+/*
+ * In trace_run.shm_flags, set by the reader (never by the shim, whose
+ * flags are the low bits): the run's shim data failed validation and was
+ * dropped (shm_validate). The run's wall time is still real.
+ */
+#define TRACE_SHM_CORRUPT (1u << 31)
+
 enum obj_role {
 	ROLE_EXECUTABLE,
 	ROLE_LOADER, /* ld.so */
