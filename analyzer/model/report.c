@@ -262,7 +262,8 @@ static void add_notes(const struct trace *t, struct report *rep)
 		const struct trace_run *r = &t->run[i];
 		if (!trace_run_counted(r, true))
 			continue;
-		corrupt += (r->shm_flags & TRACE_SHM_CORRUPT) != 0;
+		corrupt += (r->shm_flags & TRACE_SHM_CORRUPT) ||
+			   (r->shim_attached && !trace_run_events_ok(t, r));
 		missing += !r->shim_attached && !(r->shm_flags & TRACE_SHM_CORRUPT);
 		unfinished += r->shim_attached && run_consistent_index(r) == r->nev;
 		overflow +=

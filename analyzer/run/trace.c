@@ -1,5 +1,7 @@
 #include "run/trace.h"
 
+#include "ldprof-record.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,6 +92,25 @@ void trace_load_facts(struct trace *t)
 		o->bind_now = e->bind_now;
 		elfobj_close(e);
 	}
+}
+
+bool trace_run_events_ok(const struct trace *t, const struct trace_run *r)
+{
+	uint64_t last = r->exec_ts;
+
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->type < LDPROF_REC_VERSION || e->type > LDPROF_REC_SYMBIND ||
+		    (e->obj != TRACE_NO_OBJ && e->obj >= t->nobj) || e->ts < r->exec_ts ||
+		    (r->reap_ts && e->ts > r->reap_ts))
+			return false;
+		if (e->type == LDPROF_REC_SYMBIND)
+			continue; /* stamped with its last call, before the record it follows */
+		if (e->ts < last)
+			return false;
+		last = e->ts;
+	}
+	return true;
 }
 
 double trace_ticks_to_us(const struct trace *t, uint64_t ticks)

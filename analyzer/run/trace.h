@@ -119,6 +119,15 @@ void trace_load_facts(struct trace *t);
 
 double trace_ticks_to_us(const struct trace *t, uint64_t ticks);
 
+/*
+ * Whether a profiled run's events can be believed, whatever they came from
+ * (the record buffer, a trace file): known types, object indices inside
+ * t->obj, timestamps inside [exec_ts, reap_ts] and never decreasing (a
+ * SYMBIND summary excepted). The record buffer's own, finer checks are
+ * shm_validate's; this is what the analysis relies on.
+ */
+bool trace_run_events_ok(const struct trace *t, const struct trace_run *r);
+
 /* A run's total, from the last timestamp before execve to reaping, in microseconds. */
 double trace_run_us(const struct trace *t, const struct trace_run *r);
 
