@@ -20,4 +20,9 @@ for from in 0 128; do
 	expect_eq "$what: no phase is reported from the garbage" "[]" \
 		"$(json_eval "$TMP/j" "[p['name'] for p in d['phases'] if p['median_us'] is not None and p['runs']]")"
 done
+# The verdict survives a trace file: record, then report.
+"$LDPROF" record -n 4 --no-overhead -o "$TMP/t.ldprof" "$prog" 0 >"$TMP/out" 2>"$TMP/err"
+check "record: runs" test $? -eq 0
+"$LDPROF" report "$TMP/t.ldprof" >"$TMP/out" 2>"$TMP/err"
+check "report of the recorded trace says so too" grep -q '4 runs had corrupt shim data' "$TMP/out"
 done_testing

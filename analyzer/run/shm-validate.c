@@ -137,6 +137,12 @@ static const char *header_bad(const struct ldprof_shm_header *h, const struct sh
 		return "unknown flags";
 	if (!h->claimed && h->nrecords)
 		return "records from no shim";
+	/* The shim reserves, then flags what did not fit. */
+	if ((h->nrecords > h->records_cap && !(h->flags & LDPROF_SHM_F_OVERFLOW)) ||
+	    (h->strings_used > h->strings_cap && !(h->flags & LDPROF_SHM_F_STR_OVERFLOW)))
+		return "counts beyond the buffer without the overflow flag";
+	if (h->options & ~(uint32_t)LDPROF_OPT_PRELOAD)
+		return "unknown options";
 	if (h->exec_errno)
 		return "an exec error from a program that ran";
 	if (x && (h->pid != x->pid || h->exec_ts < x->start_ts || h->exec_ts > x->end_ts))

@@ -147,7 +147,7 @@ static uint32_t note_objopen(struct trace *t, struct objmap *m, const struct ldp
 	if (!name)
 		name = "(name lost: string area full)";
 	enum obj_role role = role_of(flags, name, rec->obj);
-	uint32_t id = trace_intern(t, role == ROLE_EXECUTABLE ? t->program : name);
+	uint32_t id = trace_intern(t, role == ROLE_EXECUTABLE && t->program ? t->program : name);
 	struct trace_object *o = &t->obj[id];
 	o->role = role;
 	o->dlopened = o->dlopened || after_startup;

@@ -60,7 +60,8 @@ struct shm_expect {
  * but its contents are corrupt. err says which record and why.
  *
  * shm_decode validates, then appends the records as events to run r and
- * interns their objects in trace t; returns 0 or shm_validate's -errno, in
+ * interns their objects in trace t (the executable under t->program when
+ * set, else under the name the shim recorded); returns 0 or shm_validate's -errno, in
  * which case r gets no events, shim_attached false, shm_flags
  * TRACE_SHM_CORRUPT, and an exec_ts inside the run's window (x's start when
  * the header's is not, 0 without x).

@@ -174,11 +174,14 @@ static void test_malformed(void)
 	while (h->nrecords < h->records_cap)
 		add(h, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 1, 200 + h->nrecords, 0);
 	h->nrecords += 5;
+	h->flags |= LDPROF_SHM_F_OVERFLOW; /* as the shim sets it */
 	r = (struct trace_run){0};
 	CHECK(shm_decode(h, SIZE, NULL, &t, &r, &err) == 0);
 	CHECK(r.shm_flags & LDPROF_SHM_F_OVERFLOW);
 	CHECK(r.nev == h->records_cap);
 	free(r.ev);
+	h->flags = 0; /* more reserved than fit, and the shim did not say so */
+	CHECK(shm_validate(h, SIZE, NULL, &err) == -EBADMSG);
 	trace_free(&t);
 	free(h);
 }
@@ -225,6 +228,44 @@ static void test_fuzz(void)
 	}
 }
 
+/*
+ * A valid buffer with a few random bytes changed, as a stray write would:
+ * whatever the decoder accepts, the analysis can believe.
+ */
+static void test_mutations(void)
+{
+	struct errbuf err;
+	struct shm_expect x = {.start_ts = 40, .end_ts = 1000, .pid = 0};
+	size_t accepted = 0;
+
+	srand(11);
+	for (int i = 0; i < 2000; i++) {
+		struct ldprof_shm_header *h = started();
+		struct trace t;
+		struct trace_run r = {0};
+		add(h, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 0, 140, 0);
+		add(h, LDPROF_REC_INIT_BEGIN, 0, 0, 150, 0);
+		add(h, LDPROF_REC_INIT_END, 0, 1, 160, 0);
+		add(h, LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 170, 0);
+		add(h, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, LDPROF_EXIT_EXIT, 180, 0);
+		size_t end = h->records_off + h->nrecords * sizeof(struct ldprof_record);
+		for (int k = rand() % 4; k >= 0; k--)
+			((unsigned char *)h)[(size_t)rand() % end] = (unsigned char)rand();
+		trace_init(&t, 0, NULL);
+		r.reap_ts = 1000;
+		int ret = shm_decode(h, SIZE, &x, &t, &r, &err);
+		CHECK(ret == 0 || ret == -EBADMSG || ret == -EPROTO);
+		if (ret == 0) {
+			accepted++;
+			CHECK(trace_run_events_ok(&t, &r));
+		}
+		free(r.ev);
+		trace_free(&t);
+		free(h);
+	}
+	CHECK(accepted > 0 && accepted < 2000); /* changes in unchecked bytes pass */
+}
+
 int main(void)
 {
 	test_roundtrip();
@@ -232,5 +273,6 @@ int main(void)
 	test_malformed();
 	test_exec_errno();
 	test_fuzz();
+	test_mutations();
 	return unit_done("shm_test");
 }
