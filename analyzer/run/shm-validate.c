@@ -17,7 +17,10 @@
 
 bool shm_header_valid(const struct ldprof_shm_header *h, size_t size)
 {
-	return size >= sizeof *h && !memcmp(h->magic, LDPROF_SHM_MAGIC, sizeof h->magic) &&
+	/* Records are read in place: they must be aligned as the struct is. */
+	return size >= sizeof *h && !((uintptr_t)h % _Alignof(struct ldprof_record)) &&
+	       !(h->records_off % _Alignof(struct ldprof_record)) &&
+	       !memcmp(h->magic, LDPROF_SHM_MAGIC, sizeof h->magic) &&
 	       h->version == LDPROF_SHM_VERSION && h->header_size == sizeof *h &&
 	       h->record_size == sizeof(struct ldprof_record) && h->total_size == size &&
 	       h->records_off >= sizeof *h && h->clock == LDPROF_CLOCK_TSC &&

@@ -48,7 +48,9 @@ struct shm_expect {
 /*
  * The record decoder, in two steps over a raw buffer of size bytes (any
  * bytes: it reads nothing outside [buf, buf + size) and trusts nothing it
- * has not checked). Suitable as a fuzz target's entry.
+ * has not checked). Suitable as a fuzz target's entry; buf must be 8-byte
+ * aligned (records are read in place), as a mapping or malloc's memory is,
+ * or the buffer is refused as a bad header.
  *
  * shm_validate checks the header (magic, version, sizes, offsets, the
  * shim's fields; pid and start against x when x is not NULL) and every
