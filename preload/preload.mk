@@ -2,9 +2,9 @@
 #
 # Both are built -nostdlib -ffreestanding and must end up with no DT_NEEDED
 # and no undefined symbols except the weak _r_debug of the preload; the
-# check-shim-deps rule proves it after each link, and check-shim-cycles that
-# the files call only downward (no loop between two objects). Sanitizer
-# flags are never applied here.
+# check-shim-deps rule proves it after each link. Sanitizer flags are never
+# applied here. tools/check-layers (make check) proves that the files call
+# only downward: no loop between two objects.
 
 SHIM_AUDIT   := preload/ldprof-audit.so
 SHIM_SYMBIND := preload/ldprof-audit-symbind.so
@@ -32,10 +32,9 @@ $(B)/preload/%.o: preload/%.S
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) -c -o $@ $<
 
-$(SHIM_AUDIT): $(SHIM_AUDIT_OBJS) preload/check-shim-deps preload/check-shim-cycles preload/preload.mk
+$(SHIM_AUDIT): $(SHIM_AUDIT_OBJS) preload/check-shim-deps preload/preload.mk
 	$(CC) $(SHIM_LDFLAGS) -o $@.tmp $(SHIM_AUDIT_OBJS)
 	preload/check-shim-deps $@.tmp
-	preload/check-shim-cycles $(SHIM_AUDIT_OBJS)
 	mv $@.tmp $@
 
 # The same module with la_symbind64, for ldprof --symbind (the cost model's
@@ -46,10 +45,9 @@ $(B)/preload/audit-symbind.o: preload/audit.c
 
 SHIM_SYMBIND_OBJS := $(B)/preload/audit-symbind.o $(filter-out $(B)/preload/audit.o,$(SHIM_AUDIT_OBJS))
 
-$(SHIM_SYMBIND): $(SHIM_SYMBIND_OBJS) preload/check-shim-deps preload/check-shim-cycles preload/preload.mk
+$(SHIM_SYMBIND): $(SHIM_SYMBIND_OBJS) preload/check-shim-deps preload/preload.mk
 	$(CC) $(SHIM_LDFLAGS) -o $@.tmp $(SHIM_SYMBIND_OBJS)
 	preload/check-shim-deps $@.tmp
-	preload/check-shim-cycles $(SHIM_SYMBIND_OBJS)
 	mv $@.tmp $@
 
 $(SHIM_PRELOAD): $(SHIM_PRELOAD_OBJS) preload/check-shim-deps preload/preload.mk

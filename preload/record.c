@@ -2,7 +2,7 @@
  * The shim's state and its one writer of records. Every other file of the
  * audit module (audit.c, ctor.c, trampoline.c, hooks.c) calls down into
  * this one and it calls none of them, so the module's call graph has no
- * cycle (preload/check-shim-cycles proves it after each build).
+ * cycle (tools/check-layers proves it in make check).
  */
 #include "shim.h"
 
