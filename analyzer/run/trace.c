@@ -29,8 +29,11 @@ void trace_free(struct trace *t)
 		free(t->obj[i].build_id);
 	}
 	free(t->obj);
-	for (size_t i = 0; i < t->nrun; i++)
+	for (size_t i = 0; i < t->nrun; i++) {
 		free(t->run[i].ev);
+		run_tree_free(t->run[i].tree);
+		free(t->run[i].tree);
+	}
 	free(t->run);
 	free(t->machine.hostname);
 	free(t->machine.kernel);

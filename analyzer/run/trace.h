@@ -12,6 +12,7 @@
 
 #include "elf/elfobj.h"
 #include "model/model-coefs.h"
+#include "run/tree.h"
 
 #define TRACE_NO_OBJ UINT32_MAX
 
@@ -80,6 +81,8 @@ struct trace_run {
 	bool shim_attached; /* the shim claimed the buffer */
 	struct trace_event *ev;
 	size_t nev, cap;
+	/* With -f: every process of the workload in this run; NULL otherwise. */
+	struct run_tree *tree;
 };
 
 struct trace {
@@ -91,6 +94,7 @@ struct trace {
 	bool is_static;
 	double tsc_hz;
 	bool interrupted;	  /* SIGINT ended the runs early */
+	bool follow;		  /* -f: each run carries its process tree */
 	struct trace_object *obj; /* in order of first appearance */
 	size_t nobj, capobj;
 	struct trace_run *run;
