@@ -5,7 +5,41 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+/*
+ * Moved high so it never takes a number the program expects free: to
+ * SHM_FD_MIN or above, or, when the open-file limit is lower, to the
+ * highest free number under it.
+ */
+static int move_high(int fd, struct errbuf *err)
+{
+	struct rlimit rl;
+	int hi;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > SHM_FD_MIN) {
+		if ((hi = fcntl(fd, F_DUPFD_CLOEXEC, SHM_FD_MIN)) >= 0)
+			return hi;
+		return set_err(err, errno,
+			       "cannot move the record buffer to fd %d or above: %s (the open-file "
+			       "limit, ulimit -n, is %llu)",
+			       SHM_FD_MIN, strerror(errno), (unsigned long long)rl.rlim_cur);
+	}
+	/* Above 0-2, which the launcher points at /dev/null in the child. */
+	for (int want = (int)rl.rlim_cur - 1; want > 2; want--) {
+		if ((hi = fcntl(fd, F_DUPFD_CLOEXEC, want)) >= 0)
+			return hi;
+		if (errno != EMFILE)
+			return set_err(err, errno, "cannot move the record buffer to fd %d: %s", want,
+				       strerror(errno));
+	}
+	return set_err(err, EMFILE,
+		       "no fd free for the record buffer under the open-file limit of %llu; raise "
+		       "it with ulimit -n",
+		       (unsigned long long)rl.rlim_cur);
+}
 
 int shm_create(struct shm_buf *s, size_t size, struct errbuf *err)
 {
@@ -19,11 +53,8 @@ int shm_create(struct shm_buf *s, size_t size, struct errbuf *err)
 		r = set_err(err, errno, "memfd: %s", strerror(errno));
 		goto out;
 	}
-	/* Moved high so it never takes a number the program expects free. */
-	s->fd = fcntl(fd, F_DUPFD_CLOEXEC, SHM_FD_MIN);
-	if (s->fd < 0) {
-		r = set_err(err, errno, "cannot move the record buffer above fd %d: %s", SHM_FD_MIN,
-			    strerror(errno));
+	if ((s->fd = move_high(fd, err)) < 0) {
+		r = s->fd;
 		goto out;
 	}
 	s->hdr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
