@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/interrupt.h"
 #include "base/tsc.h"
 
 extern char **environ;
@@ -158,6 +160,7 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 	memset(l, 0, sizeof *l);
 	l->shm.fd = -1;
 	l->devnull = -1;
+	l->stderr_fd = -1;
 	l->path = xstrdup(o->path);
 	l->argv = o->argv;
 	l->show_output = o->show_output;
@@ -199,19 +202,20 @@ void launcher_fini(struct launcher *l)
 	memset(l, 0, sizeof *l);
 	l->shm.fd = -1;
 	l->devnull = -1;
+	l->stderr_fd = -1;
 }
 
 /* In the child: everything here happens before the clock starts. */
 static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
 {
-	sigset_t none;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	/* A group of its own, so that Ctrl-C can end all of the run. */
+	setpgid(0, 0);
+	interrupt_restore_caller();
 	dup2(l->devnull, 0);
-	if (!l->show_output) {
+	if (l->stderr_fd >= 0) {
+		dup2(l->devnull, 1);
+		dup2(l->stderr_fd, 2);
+	} else if (!l->show_output) {
 		dup2(l->devnull, 1);
 		dup2(l->devnull, 2);
 	}
@@ -225,31 +229,75 @@ static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
 	_exit(127);
 }
 
-/* Wait with a timeout through a pidfd; without pidfds, wait without one. */
-static bool wait_exit(pid_t pid, double timeout_s)
+/* Without a pidfd: has the child exited? (Not reaped: its pid stays ours.) */
+static bool exited(pid_t pid)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	uint64_t deadline = mono_ns() + (uint64_t)(timeout_s * 1e9);
-	bool timed_out = false;
+	siginfo_t si;
 
-	if (pidfd < 0 || timeout_s <= 0)
-		goto out;
+	memset(&si, 0, sizeof si);
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != EINTR; /* ECHILD and the like: wait4 will say */
+	return si.si_pid == pid;
+}
+
+static int ms_until(uint64_t now, uint64_t when)
+{
+	if (!when)
+		return -1;
+	if (when <= now)
+		return 0;
+	uint64_t ms = (when - now) / 1000000u + 1;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+struct run_end {
+	bool timed_out, interrupted;
+};
+
+/*
+ * Wait until the run exits: its pidfd wakes us (or SIGCHLD, without
+ * pidfds), and so does SIGINT. Ctrl-C is passed on to the run's group,
+ * which is killed after the grace; the timeout kills it at once.
+ */
+static void wait_end(pid_t pid, double timeout_s, int pidfd, struct run_end *e)
+{
+	uint64_t deadline = timeout_s > 0 ? mono_ns() + (uint64_t)(timeout_s * 1e9) : 0;
+	uint64_t kill_at = 0;
+	/* Neither pidfd nor wake-up pipe: look now and then. */
+	int cap = pidfd < 0 && interrupt_wake_fd() < 0 ? 10 : -1;
+
 	for (;;) {
 		uint64_t now = mono_ns();
-		struct pollfd p = {.fd = pidfd, .events = POLLIN};
-		if (now >= deadline) {
-			timed_out = true;
-			kill(pid, SIGKILL);
-			break;
+		if (interrupt_requested() && !e->interrupted) {
+			e->interrupted = true;
+			kill(-pid, SIGINT);
+			kill_at = now + INTERRUPT_GRACE_NS;
 		}
-		int ms = (int)((deadline - now) / 1000000u) + 1;
-		if (poll(&p, 1, ms) > 0)
+		if (deadline && now >= deadline) {
+			e->timed_out = true;
+			kill(-pid, SIGKILL);
+			deadline = kill_at = 0;
+		}
+		if (kill_at && now >= kill_at) {
+			kill(-pid, SIGKILL);
+			kill_at = 0;
+		}
+		struct pollfd p[2] = {{.fd = pidfd, .events = POLLIN},
+				      {.fd = interrupt_wake_fd(), .events = POLLIN}};
+		int ms = ms_until(now, earliest(deadline, kill_at));
+		poll(p, 2, cap >= 0 && (ms < 0 || ms > cap) ? cap : ms);
+		if (p[1].revents)
+			interrupt_drain();
+		if (pidfd >= 0 ? (p[0].revents & POLLIN) != 0 : exited(pid))
 			break;
 	}
-out:
-	if (pidfd >= 0)
-		close(pidfd);
-	return timed_out;
+	if (e->interrupted)
+		kill(-pid, SIGKILL); /* what is left of the run's group */
 }
 
 static void fill_usage(struct run_usage *u, const struct rusage *ru)
@@ -261,13 +309,16 @@ static void fill_usage(struct run_usage *u, const struct rusage *ru)
 	u->stime_us = (double)ru->ru_stime.tv_sec * 1e6 + (double)ru->ru_stime.tv_usec;
 }
 
-int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
-		 struct errbuf *err)
+/* Start the program once and reap it; r gets its status, usage and clock. */
+static int run_once(struct launcher *l, bool profiled, struct trace_run *r, struct errbuf *err)
 {
+	struct run_end e = {0};
 	struct rusage ru;
-	int status;
+	int status, pidfd;
 	pid_t pid;
 
+	if (interrupt_requested())
+		return set_err(err, EINTR, "interrupted");
 	shm_reset(&l->shm);
 	if (l->preload)
 		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
@@ -277,23 +328,62 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 		return set_err(err, errno, "fork: %s", strerror(errno));
 	if (pid == 0)
 		child(l, profiled);
-	r->timed_out = wait_exit(pid, l->timeout_s);
+	setpgid(pid, pid); /* as the child does: whichever runs first */
+	interrupt_set_group(pid);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	wait_end(pid, l->timeout_s, pidfd, &e);
 	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			interrupt_set_group(0);
 			return set_err(err, errno, "wait4: %s", strerror(errno));
+		}
 	r->reap_ts = tsc_now();
+	interrupt_set_group(0);
+	if (pidfd >= 0)
+		close(pidfd);
+	r->timed_out = e.timed_out;
 	r->profiled = profiled;
 	r->wait_status = status;
+	r->exec_ts = l->shm.hdr->exec_ts;
 	fill_usage(&r->usage, &ru);
 	if (l->shm.hdr->exec_errno)
 		return set_err(err, l->shm.hdr->exec_errno, "%s: cannot execute: %s", l->path,
 			       strerror(l->shm.hdr->exec_errno));
+	if (e.interrupted)
+		return set_err(err, EINTR, "interrupted");
 	if (r->timed_out)
 		return set_err(err, ETIMEDOUT, "%s: killed after the %.3g s timeout", l->path,
 			       l->timeout_s);
-	if (!profiled) {
-		r->exec_ts = l->shm.hdr->exec_ts;
-		return 0;
-	}
+	return 0;
+}
+
+int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
+		 struct errbuf *err)
+{
+	int ret = run_once(l, profiled, r, err);
+
+	if (ret || !profiled)
+		return ret;
 	return shm_decode(l->shm.hdr, l->shm.size, t, r, err);
+}
+
+char *launcher_stderr(struct launcher *l, bool profiled, size_t max)
+{
+	struct trace_run r = {0};
+	struct errbuf err;
+	char *text = NULL;
+	int fd = memfd_create("ldprof-stderr", MFD_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	l->stderr_fd = fd;
+	if (run_once(l, profiled, &r, &err) != -EINTR) {
+		text = xmalloc(max + 1);
+		n = pread(fd, text, max, 0);
+		text[n > 0 ? n : 0] = '\0';
+	}
+	l->stderr_fd = -1;
+	close(fd);
+	return text;
 }
