@@ -96,6 +96,22 @@ expect_eq "  it dies of SIGINT (status 130)" 130 "$?"
 check "  no report" test ! -s "$TMP/twice.json"
 check "  the run's process group was killed" all_gone "$log"
 
+# 3b. One SIGINT handling for every command: Ctrl-C while `audit --measure`
+# runs a program stops that program and the audit, which reports.
+mkdir "$TMP/aud"
+for i in 1 2 3; do cp "$SIG/sleeper" "$TMP/aud/s$i"; done
+"$SIG/caller" -d INT "$LDPROF" audit --measure --args "$TMP/aud.log 0 ignore" --runs 2 \
+	--timeout 60 "$TMP/aud" >"$TMP/aud.out" 2>"$TMP/aud.err" &
+pid=$!
+wait_for_lines "$TMP/aud.log" 1
+sleep 0.5
+kill -INT "$pid"
+check "Ctrl-C during audit --measure: ldprof ends within 5 s" gone_within "$pid" 5
+wait "$pid"
+check "  the audit says it was interrupted" grep -q '^interrupted' "$TMP/aud.out"
+expect_eq "  and ran no other program" 1 "$(wc -l <"$TMP/aud.log")"
+check "  the program's group was killed" all_gone "$TMP/aud.log"
+
 # 4. A caller that ignores SIGCHLD (daemons, some Python and Node parents).
 "$SIG/caller" -i CHLD "$LDPROF" -n 2 -w 0 --json "$CHK" >"$TMP/chld.json" 2>"$TMP/chld.err"
 check "SIGCHLD ignored by the caller: ldprof exits 0" test $? -eq 0
