@@ -112,6 +112,22 @@ check "  the audit says it was interrupted" grep -q '^interrupted' "$TMP/aud.out
 expect_eq "  and ran no other program" 1 "$(wc -l <"$TMP/aud.log")"
 check "  the program's group was killed" all_gone "$TMP/aud.log"
 
+# 3c. Each run is a process group of its own, a background job for the
+# terminal: a program that uses the terminal is stopped by SIGTTOU. ldprof
+# in the foreground gives it the terminal, as fg would (the stopped run is
+# not counted). script(1) provides the terminal.
+if command -v script >/dev/null 2>&1; then
+	timeout 20 script -qec "'$LDPROF' -n 3 -w 0 --timeout 10 --json -o '$TMP/tty.json' \
+		'$SIG/ttyuser'" /dev/null >"$TMP/tty.out" 2>&1
+	check "a program that uses the terminal: ldprof ends without a timeout" test $? -eq 0
+	sed 's/^/# /' "$TMP/tty.out"
+	expect_eq "  its 3 runs are counted" 3 "$(json_get "$TMP/tty.json" '["runs"]')"
+	expect_eq "  and exit 0" '["exit status 0"]' \
+		"$(json_eval "$TMP/tty.json" "[o['description'] for o in d['outcomes']]")"
+else
+	skip "no script(1) to give ldprof a terminal"
+fi
+
 # 4. A caller that ignores SIGCHLD (daemons, some Python and Node parents).
 "$SIG/caller" -i CHLD "$LDPROF" -n 2 -w 0 --json "$CHK" >"$TMP/chld.json" 2>"$TMP/chld.err"
 check "SIGCHLD ignored by the caller: ldprof exits 0" test $? -eq 0

@@ -161,6 +161,7 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 	l->shm.fd = -1;
 	l->devnull = -1;
 	l->stderr_fd = -1;
+	terminal_open(&l->tty);
 	l->path = xstrdup(o->path);
 	l->argv = o->argv;
 	l->show_output = o->show_output;
@@ -195,6 +196,7 @@ void launcher_fini(struct launcher *l)
 {
 	if (l->devnull >= 0)
 		close(l->devnull);
+	terminal_close(&l->tty);
 	shm_destroy(&l->shm);
 	free_env(l->env_plain);
 	free_env(l->env_profiled);
@@ -203,6 +205,7 @@ void launcher_fini(struct launcher *l)
 	l->shm.fd = -1;
 	l->devnull = -1;
 	l->stderr_fd = -1;
+	l->tty.fd = -1;
 }
 
 /* In the child: everything here happens before the clock starts. */
@@ -210,6 +213,8 @@ static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
 {
 	/* A group of its own, so that Ctrl-C can end all of the run. */
 	setpgid(0, 0);
+	if (l->tty_now)
+		terminal_give(&l->tty, getpid());
 	interrupt_restore_caller();
 	dup2(l->devnull, 0);
 	if (l->stderr_fd >= 0) {
@@ -257,19 +262,33 @@ static uint64_t earliest(uint64_t a, uint64_t b)
 
 struct run_end {
 	bool timed_out, interrupted;
+	bool tty_handed; /* stopped for the terminal, then given it */
 };
+
+/* Stopped by SIGTTOU or SIGTTIN while ldprof is in the foreground: fg it. */
+static void hand_terminal(struct launcher *l, pid_t pid, struct run_end *e)
+{
+	if (e->tty_handed || !terminal_stopped(pid) || !terminal_ours(&l->tty))
+		return;
+	terminal_give(&l->tty, pid);
+	kill(-pid, SIGCONT);
+	l->tty.give = e->tty_handed = true;
+}
 
 /*
  * Wait until the run exits: its pidfd wakes us (or SIGCHLD, without
  * pidfds), and so does SIGINT. Ctrl-C is passed on to the run's group,
  * which is killed after the grace; the timeout kills it at once.
  */
-static void wait_end(pid_t pid, double timeout_s, int pidfd, struct run_end *e)
+static void wait_end(struct launcher *l, pid_t pid, int pidfd, struct run_end *e)
 {
-	uint64_t deadline = timeout_s > 0 ? mono_ns() + (uint64_t)(timeout_s * 1e9) : 0;
+	uint64_t deadline = l->timeout_s > 0 ? mono_ns() + (uint64_t)(l->timeout_s * 1e9) : 0;
 	uint64_t kill_at = 0;
-	/* Neither pidfd nor wake-up pipe: look now and then. */
+	/* Neither pidfd nor wake-up pipe: look now and then; and for a stop. */
 	int cap = pidfd < 0 && interrupt_wake_fd() < 0 ? 10 : -1;
+
+	if (l->tty.fd >= 0 && !l->tty_now)
+		cap = cap < 0 ? 100 : cap;
 
 	for (;;) {
 		uint64_t now = mono_ns();
@@ -287,6 +306,8 @@ static void wait_end(pid_t pid, double timeout_s, int pidfd, struct run_end *e)
 			kill(-pid, SIGKILL);
 			kill_at = 0;
 		}
+		if (l->tty.fd >= 0 && !l->tty_now)
+			hand_terminal(l, pid, e);
 		struct pollfd p[2] = {{.fd = pidfd, .events = POLLIN},
 				      {.fd = interrupt_wake_fd(), .events = POLLIN}};
 		int ms = ms_until(now, earliest(deadline, kill_at));
@@ -322,6 +343,7 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, stru
 	shm_reset(&l->shm);
 	if (l->preload)
 		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
+	l->tty_now = l->tty.give && terminal_ours(&l->tty);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
@@ -331,14 +353,17 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, stru
 	setpgid(pid, pid); /* as the child does: whichever runs first */
 	interrupt_set_group(pid);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	wait_end(pid, l->timeout_s, pidfd, &e);
+	wait_end(l, pid, pidfd, &e);
 	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR) {
 			interrupt_set_group(0);
+			terminal_give(&l->tty, getpgrp());
 			return set_err(err, errno, "wait4: %s", strerror(errno));
 		}
 	r->reap_ts = tsc_now();
 	interrupt_set_group(0);
+	if (l->tty_now || e.tty_handed)
+		terminal_give(&l->tty, getpgrp()); /* back to ldprof */
 	if (pidfd >= 0)
 		close(pidfd);
 	r->timed_out = e.timed_out;
@@ -351,6 +376,8 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, stru
 			       strerror(l->shm.hdr->exec_errno));
 	if (e.interrupted)
 		return set_err(err, EINTR, "interrupted");
+	if (e.tty_handed)
+		return set_err(err, EAGAIN, "%s: stopped until it had the terminal", l->path);
 	if (r->timed_out)
 		return set_err(err, ETIMEDOUT, "%s: killed after the %.3g s timeout", l->path,
 			       l->timeout_s);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "run/shm.h"
+#include "run/terminal.h"
 #include "run/trace.h"
 #include "base/util.h"
 
@@ -25,6 +26,8 @@ struct launcher {
 	double timeout_s; /* per run; 0 = none */
 	int devnull;
 	int stderr_fd; /* >= 0: the program's stderr goes here (a diagnostic run) */
+	struct terminal tty;
+	bool tty_now; /* this run starts with the terminal */
 };
 
 /* How long a run may take to exit after Ctrl-C passed SIGINT on to it. */
@@ -46,7 +49,8 @@ void launcher_fini(struct launcher *l);
 /*
  * Run the program once, with or without the shim, and decode what the shim
  * recorded into r. -errno with err set when the program could not be run;
- * -EINTR when Ctrl-C cut the run short (or came before it): not a sample.
+ * -EINTR when Ctrl-C cut the run short (or came before it), -EAGAIN when it
+ * stopped until it got the terminal (terminal.h): neither is a sample.
  */
 int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
 		 struct errbuf *err);

@@ -55,11 +55,14 @@ static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t, 
 
 	r->warmup = warmup;
 	if (ret) {
-		/* A run that never started, or that Ctrl-C cut short, is not a sample. */
+		/*
+		 * A run that never started, that Ctrl-C cut short, or that
+		 * stopped for the terminal is not a sample.
+		 */
 		free(r->ev);
 		t->nrun--;
 	}
-	return ret;
+	return ret == -EAGAIN ? 0 : ret;
 }
 
 /* One round for one side: its profiled run, then its plain run. */
