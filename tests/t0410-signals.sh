@@ -44,13 +44,13 @@ all_gone() {
 	done
 }
 
-# start_slow NAME CALLER_FLAGS MODE [SLOW]: `sleeper LOG 6 MODE SLOW` under
-# ldprof, in the background: 3 profiled and 3 plain runs of 20 ms, then runs
+# start_slow NAME CALLER_FLAGS MODE [SLOW [RUNS]]: `sleeper LOG 6 MODE SLOW`
+# under ldprof -n RUNS (20), in the background: 3 profiled and 3 plain runs of 20 ms, then runs
 # of SLOW s (30). Sets $pid once the 7th (a slow one) is running. The caller
 # resets SIGINT to its default: a shell's background job ignores it.
 start_slow() {
 	log=$TMP/$1.log
-	"$SIG/caller" -d INT $2 "$LDPROF" -n 20 -w 0 --timeout 60 --json \
+	"$SIG/caller" -d INT $2 "$LDPROF" -n "${5:-20}" -w 0 --timeout 60 --json \
 		"$SIG/sleeper" "$log" 6 "$3" "${4:-30}" >"$TMP/$1.json" 2>"$TMP/$1.err" &
 	pid=$!
 	wait_for_lines "$log" 7
@@ -95,6 +95,22 @@ wait "$pid"
 expect_eq "  it dies of SIGINT (status 130)" 130 "$?"
 check "  no report" test ! -s "$TMP/twice.json"
 check "  the run's process group was killed" all_gone "$log"
+
+# 3d. Ctrl-Z (SIGTSTP to ldprof) stops the run with ldprof, and SIGCONT
+# continues both; the run suspended (here for 1.5 s of a 1 s run) is not
+# counted.
+start_slow tstp "" default 1 4
+kill -TSTP "$pid"
+sleep 0.2
+p7=$(sed -n 7p "$log")
+check "Ctrl-Z: the run stops with ldprof" grep -q '^State:.*stopped' "/proc/$p7/status"
+sleep 1.3
+kill -CONT "$pid"
+check "  SIGCONT: ldprof goes on and ends" gone_within "$pid" 10
+wait "$pid"
+expect_eq "  4 runs counted" 4 "$(json_get "$TMP/tstp.json" '["runs"]')"
+expect_eq "  none of them the suspended one (all under 1.8 s)" True \
+	"$(json_eval "$TMP/tstp.json" "str(all(r['total_us'] < 1.8e6 for r in d['per_run']))")"
 
 # 3b. One SIGINT handling for every command: Ctrl-C while `audit --measure`
 # runs a program stops that program and the audit, which reports.

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 /* The signals ldprof takes over while it works; the program gets the caller's. */
-static const int taken[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
+static const int taken[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCHLD};
 #define NTAKEN (sizeof taken / sizeof *taken)
 
 static struct sigaction caller_action[NTAKEN];
@@ -18,6 +18,7 @@ static unsigned depth;
 static int wake[2] = {-1, -1};
 static volatile sig_atomic_t sigints;
 static volatile sig_atomic_t group;
+static volatile sig_atomic_t suspended;
 
 static void wake_up(void)
 {
@@ -61,6 +62,33 @@ static void on_fatal(int sig)
 	die_of(sig);
 }
 
+/*
+ * Ctrl-Z: the run's group stops with ldprof and continues with it (the run
+ * is then not a sample: interrupt_take_suspended()).
+ */
+static void on_tstp(int sig)
+{
+	int saved = errno;
+	pid_t g = (pid_t)group;
+	struct sigaction dfl = {.sa_handler = SIG_DFL}, ours;
+	sigset_t tstp;
+
+	suspended = 1;
+	if (g > 0)
+		kill(-g, sig);
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, &ours);
+	sigemptyset(&tstp);
+	sigaddset(&tstp, sig);
+	raise(sig);
+	sigprocmask(SIG_UNBLOCK, &tstp, NULL); /* stops here until SIGCONT */
+	sigprocmask(SIG_BLOCK, &tstp, NULL);
+	sigaction(sig, &ours, NULL);
+	if (g > 0)
+		kill(-g, SIGCONT);
+	errno = saved;
+}
+
 static void on_sigchld(int sig)
 {
 	int saved = errno;
@@ -86,14 +114,14 @@ static void take(size_t i)
 
 	sigaction(sig, NULL, &caller_action[i]);
 	/*
-	 * An ignored SIGTERM, SIGHUP or SIGQUIT stays ignored (nohup, `cmd &` in
+	 * An ignored SIGTERM, SIGHUP, SIGQUIT or SIGTSTP stays ignored (nohup, `cmd &` in
 	 * sh). SIGINT is always ours, as before: `ldprof ... &` in a script gets
 	 * it ignored, and kill -INT must still stop it with a report.
 	 */
 	installed[i] = sig == SIGCHLD || sig == SIGINT || caller_action[i].sa_handler != SIG_IGN;
 	if (!installed[i])
 		return;
-	sa.sa_handler = sig == SIGINT ? on_sigint : on_fatal;
+	sa.sa_handler = sig == SIGINT ? on_sigint : sig == SIGTSTP ? on_tstp : on_fatal;
 	/* A pidfd says when a child exits; without one, SIGCHLD has to wake us. */
 	if (sig == SIGCHLD)
 		sa.sa_handler = have_pidfds() ? SIG_DFL : on_sigchld;
@@ -150,6 +178,14 @@ void interrupt_drain(void)
 
 	while (wake[0] >= 0 && read(wake[0], buf, sizeof buf) > 0)
 		;
+}
+
+bool interrupt_take_suspended(void)
+{
+	bool was = suspended;
+
+	suspended = 0;
+	return was;
 }
 
 void interrupt_set_group(pid_t pgid)

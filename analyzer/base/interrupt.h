@@ -5,7 +5,8 @@
  * after a grace, and the command reports what it has. A second SIGINT ends
  * ldprof at once (killing the program's group first). SIGTERM, SIGHUP and
  * SIGQUIT reach the program's group too, then end ldprof as they would
- * have; when the caller ignored one of these, ldprof ignores it too.
+ * have. Ctrl-Z (SIGTSTP) stops the group with ldprof, and SIGCONT continues
+ * both. When the caller ignored one of these, ldprof ignores it too.
  *
  * ldprof's own signal state is not the program's: interrupt_begin() saves
  * the caller's dispositions and mask, and interrupt_restore_caller() puts
@@ -38,6 +39,9 @@ bool interrupt_requested(void);
  */
 int interrupt_wake_fd(void);
 void interrupt_drain(void);
+
+/* Whether Ctrl-Z stopped ldprof since the last call (then clears it). */
+bool interrupt_take_suspended(void);
 
 /* The process group the signals are passed on to (0: none now). */
 void interrupt_set_group(pid_t pgid);

@@ -344,6 +344,7 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, stru
 	if (l->preload)
 		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
 	l->tty_now = l->tty.give && terminal_ours(&l->tty);
+	interrupt_take_suspended();
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
@@ -378,6 +379,8 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, stru
 		return set_err(err, EINTR, "interrupted");
 	if (e.tty_handed)
 		return set_err(err, EAGAIN, "%s: stopped until it had the terminal", l->path);
+	if (interrupt_take_suspended())
+		return set_err(err, EAGAIN, "%s: suspended (Ctrl-Z) during the run", l->path);
 	if (r->timed_out)
 		return set_err(err, ETIMEDOUT, "%s: killed after the %.3g s timeout", l->path,
 			       l->timeout_s);

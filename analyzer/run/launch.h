@@ -50,7 +50,8 @@ void launcher_fini(struct launcher *l);
  * Run the program once, with or without the shim, and decode what the shim
  * recorded into r. -errno with err set when the program could not be run;
  * -EINTR when Ctrl-C cut the run short (or came before it), -EAGAIN when it
- * stopped until it got the terminal (terminal.h): neither is a sample.
+ * stopped until it got the terminal (terminal.h) or Ctrl-Z suspended it:
+ * none of these is a sample.
  */
 int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
 		 struct errbuf *err);
