@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/interrupt.h"
+#include "run/launch-wait.h"
 #include "base/tsc.h"
 
 extern char **environ;
@@ -234,93 +234,6 @@ static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
 	_exit(127);
 }
 
-/* Without a pidfd: has the child exited? (Not reaped: its pid stays ours.) */
-static bool exited(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof si);
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
-		return errno != EINTR; /* ECHILD and the like: wait4 will say */
-	return si.si_pid == pid;
-}
-
-static int ms_until(uint64_t now, uint64_t when)
-{
-	if (!when)
-		return -1;
-	if (when <= now)
-		return 0;
-	uint64_t ms = (when - now) / 1000000u + 1;
-	return ms > INT_MAX ? INT_MAX : (int)ms;
-}
-
-static uint64_t earliest(uint64_t a, uint64_t b)
-{
-	return !a ? b : !b ? a : a < b ? a : b;
-}
-
-struct run_end {
-	bool timed_out, interrupted;
-	bool tty_handed; /* stopped for the terminal, then given it */
-};
-
-/* Stopped by SIGTTOU or SIGTTIN while ldprof is in the foreground: fg it. */
-static void hand_terminal(struct launcher *l, pid_t pid, struct run_end *e)
-{
-	if (e->tty_handed || !terminal_stopped(pid) || !terminal_ours(&l->tty))
-		return;
-	terminal_give(&l->tty, pid);
-	kill(-pid, SIGCONT);
-	l->tty.give = e->tty_handed = true;
-}
-
-/*
- * Wait until the run exits: its pidfd wakes us (or SIGCHLD, without
- * pidfds), and so does SIGINT. Ctrl-C is passed on to the run's group,
- * which is killed after the grace; the timeout kills it at once.
- */
-static void wait_end(struct launcher *l, pid_t pid, int pidfd, struct run_end *e)
-{
-	uint64_t deadline = l->timeout_s > 0 ? mono_ns() + (uint64_t)(l->timeout_s * 1e9) : 0;
-	uint64_t kill_at = 0;
-	/* Neither pidfd nor wake-up pipe: look now and then; and for a stop. */
-	int cap = pidfd < 0 && interrupt_wake_fd() < 0 ? 10 : -1;
-
-	if (l->tty.fd >= 0 && !l->tty_now)
-		cap = cap < 0 ? 100 : cap;
-
-	for (;;) {
-		uint64_t now = mono_ns();
-		if (interrupt_requested() && !e->interrupted) {
-			e->interrupted = true;
-			kill(-pid, SIGINT);
-			kill_at = now + INTERRUPT_GRACE_NS;
-		}
-		if (deadline && now >= deadline) {
-			e->timed_out = true;
-			kill(-pid, SIGKILL);
-			deadline = kill_at = 0;
-		}
-		if (kill_at && now >= kill_at) {
-			kill(-pid, SIGKILL);
-			kill_at = 0;
-		}
-		if (l->tty.fd >= 0 && !l->tty_now)
-			hand_terminal(l, pid, e);
-		struct pollfd p[2] = {{.fd = pidfd, .events = POLLIN},
-				      {.fd = interrupt_wake_fd(), .events = POLLIN}};
-		int ms = ms_until(now, earliest(deadline, kill_at));
-		poll(p, 2, cap >= 0 && (ms < 0 || ms > cap) ? cap : ms);
-		if (p[1].revents)
-			interrupt_drain();
-		if (pidfd >= 0 ? (p[0].revents & POLLIN) != 0 : exited(pid))
-			break;
-	}
-	if (e->interrupted)
-		kill(-pid, SIGKILL); /* what is left of the run's group */
-}
-
 static void fill_usage(struct run_usage *u, const struct rusage *ru)
 {
 	u->minflt = ru->ru_minflt;
@@ -330,12 +243,32 @@ static void fill_usage(struct run_usage *u, const struct rusage *ru)
 	u->stime_us = (double)ru->ru_stime.tv_sec * 1e6 + (double)ru->ru_stime.tv_usec;
 }
 
+/* What the end of a run means: 0 for a sample, else -errno (launcher_run). */
+static int run_result(const struct launcher *l, const struct run_end *e, struct errbuf *err)
+{
+	int exec_errno = l->shm.hdr->exec_errno;
+
+	if (exec_errno)
+		return set_err(err, exec_errno, "%s: cannot execute: %s", l->path,
+			       strerror(exec_errno));
+	if (e->interrupted)
+		return set_err(err, EINTR, "interrupted");
+	if (e->timed_out)
+		return set_err(err, ETIMEDOUT, "%s: killed after the %.3g s timeout", l->path,
+			       l->timeout_s);
+	if (e->tty_handed)
+		return set_err(err, EAGAIN, "%s: stopped until it had the terminal", l->path);
+	if (interrupt_take_suspended())
+		return set_err(err, EAGAIN, "%s: suspended (Ctrl-Z) during the run", l->path);
+	return 0;
+}
+
 /* Start the program once and reap it; r gets its status, usage and clock. */
 static int run_once(struct launcher *l, bool profiled, struct trace_run *r, struct errbuf *err)
 {
 	struct run_end e = {0};
 	struct rusage ru;
-	int status, pidfd;
+	int status, pidfd, ret = 0;
 	pid_t pid;
 
 	if (interrupt_requested())
@@ -354,12 +287,11 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, stru
 	setpgid(pid, pid); /* as the child does: whichever runs first */
 	interrupt_set_group(pid);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	wait_end(l, pid, pidfd, &e);
+	launch_wait(l, pid, pidfd, &e);
 	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR) {
-			interrupt_set_group(0);
-			terminal_give(&l->tty, getpgrp());
-			return set_err(err, errno, "wait4: %s", strerror(errno));
+			ret = set_err(err, errno, "wait4: %s", strerror(errno));
+			break;
 		}
 	r->reap_ts = tsc_now();
 	interrupt_set_group(0);
@@ -367,24 +299,14 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, stru
 		terminal_give(&l->tty, getpgrp()); /* back to ldprof */
 	if (pidfd >= 0)
 		close(pidfd);
+	if (ret)
+		return ret;
 	r->timed_out = e.timed_out;
 	r->profiled = profiled;
 	r->wait_status = status;
 	r->exec_ts = l->shm.hdr->exec_ts;
 	fill_usage(&r->usage, &ru);
-	if (l->shm.hdr->exec_errno)
-		return set_err(err, l->shm.hdr->exec_errno, "%s: cannot execute: %s", l->path,
-			       strerror(l->shm.hdr->exec_errno));
-	if (e.interrupted)
-		return set_err(err, EINTR, "interrupted");
-	if (e.tty_handed)
-		return set_err(err, EAGAIN, "%s: stopped until it had the terminal", l->path);
-	if (interrupt_take_suspended())
-		return set_err(err, EAGAIN, "%s: suspended (Ctrl-Z) during the run", l->path);
-	if (r->timed_out)
-		return set_err(err, ETIMEDOUT, "%s: killed after the %.3g s timeout", l->path,
-			       l->timeout_s);
-	return 0;
+	return run_result(l, &e, err);
 }
 
 int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
