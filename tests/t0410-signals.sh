@@ -132,7 +132,7 @@ check "  the program's group was killed" all_gone "$TMP/aud.log"
 # terminal: a program that uses the terminal is stopped by SIGTTOU. ldprof
 # in the foreground gives it the terminal, as fg would (the stopped run is
 # not counted). script(1) provides the terminal.
-if command -v script >/dev/null 2>&1; then
+if command -v script >/dev/null 2>&1 && timeout 10 script -qec true /dev/null >/dev/null 2>&1; then
 	timeout 20 script -qec "'$LDPROF' -n 3 -w 0 --timeout 10 --json -o '$TMP/tty.json' \
 		'$SIG/ttyuser'" /dev/null >"$TMP/tty.out" 2>&1
 	check "a program that uses the terminal: ldprof ends without a timeout" test $? -eq 0
@@ -141,7 +141,7 @@ if command -v script >/dev/null 2>&1; then
 	expect_eq "  and exit 0" '["exit status 0"]' \
 		"$(json_eval "$TMP/tty.json" "[o['description'] for o in d['outcomes']]")"
 else
-	skip "no script(1) to give ldprof a terminal"
+	skip "no script(1), or no pseudo-terminal, to give ldprof a terminal"
 fi
 
 # 4. A caller that ignores SIGCHLD (daemons, some Python and Node parents).
