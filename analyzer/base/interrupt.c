@@ -44,8 +44,10 @@ static void on_sigint(int sig)
 
 	sigints = sigints + 1;
 	if (sigints > 1) { /* the user insists: no report, no waiting */
-		if (g > 0)
+		if (g > 0) {
 			kill(-g, SIGKILL);
+			kill(g, SIGKILL); /* should its leader have left the group */
+		}
 		die_of(sig);
 	}
 	wake_up(); /* the launcher forwards it and starts the grace */

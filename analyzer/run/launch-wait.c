@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/interrupt.h"
 #include "base/tsc.h"
@@ -19,6 +20,14 @@ static bool exited(pid_t pid)
 	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
 		return errno != EINTR; /* ECHILD and the like: wait4 will say */
 	return si.si_pid == pid;
+}
+
+/* The run's group, and its leader too if it left the group (setsid). */
+static void signal_run(pid_t pid, int sig)
+{
+	kill(-pid, sig);
+	if (getpgid(pid) != pid)
+		kill(pid, sig);
 }
 
 static int ms_until(uint64_t now, uint64_t when)
@@ -60,16 +69,16 @@ void launch_wait(struct launcher *l, pid_t pid, int pidfd, struct run_end *e)
 		uint64_t now = mono_ns();
 		if (interrupt_requested() && !e->interrupted) {
 			e->interrupted = true;
-			kill(-pid, SIGINT);
+			signal_run(pid, SIGINT);
 			kill_at = now + INTERRUPT_GRACE_NS;
 		}
 		if (deadline && now >= deadline) {
 			e->timed_out = true;
-			kill(-pid, SIGKILL);
+			signal_run(pid, SIGKILL);
 			deadline = kill_at = 0;
 		}
 		if (kill_at && now >= kill_at) {
-			kill(-pid, SIGKILL);
+			signal_run(pid, SIGKILL);
 			kill_at = 0;
 		}
 		if (l->tty.fd >= 0 && !l->tty_now)
