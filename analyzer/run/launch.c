@@ -288,13 +288,13 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, stru
 	interrupt_set_group(pid);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	launch_wait(l, pid, pidfd, &e);
+	interrupt_set_group(0); /* before the reap frees its pid for reuse */
 	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR) {
 			ret = set_err(err, errno, "wait4: %s", strerror(errno));
 			break;
 		}
 	r->reap_ts = tsc_now();
-	interrupt_set_group(0);
 	if (l->tty_now || e.tty_handed)
 		terminal_give(&l->tty, getpgrp()); /* back to ldprof */
 	if (pidfd >= 0)
