@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/interrupt.h"
 #include "model/compare.h"
 #include "run/machine.h"
 #include "model/model.h"
@@ -350,9 +351,17 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 		res->names[i] = xstrdup(ps[i].name);
 	if ((r = build_all(res->workdir, ps, res->n, o->log, err)))
 		return r;
-	if (measure(o, res->workdir, ps, res->n, res) ||
-	    dynamic_fixed(o, res->workdir, &res->coefs))
-		return set_err(err, EIO, "calibration runs failed");
+	/* One Ctrl-C scope for all the measurements: the second one ends ldprof. */
+	interrupt_begin();
+	r = measure(o, res->workdir, ps, res->n, res) ||
+	    dynamic_fixed(o, res->workdir, &res->coefs);
+	if (interrupt_requested())
+		r = set_err(err, EINTR, "interrupted: no calibration written");
+	else if (r)
+		r = set_err(err, EIO, "calibration runs failed");
+	interrupt_end();
+	if (r)
+		return r;
 	fit(res);
 	res->coefs.valid = res->coefs.calibrated = true;
 	describe_machine(&res->coefs);

@@ -254,6 +254,29 @@ static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd
 	}
 }
 
+static int first_status(const struct trace *t, bool profiled)
+{
+	for (size_t i = 0; i < t->nrun; i++)
+		if (trace_run_counted(&t->run[i], profiled))
+			return t->run[i].wait_status;
+	return 0;
+}
+
+/* Plain runs succeed, profiled ones fail: not the program's own failure. */
+static void note_profiled_failure(const struct trace *t, struct report *rep)
+{
+	char *prof = describe_status(first_status(t, true));
+	char *plain = describe_status(first_status(t, false));
+
+	note(rep,
+	     "the profiled runs fail but the plain runs do not (%s under ldprof, %s without "
+	     "it): ld.so fails under LD_AUDIT for this program%s%s%s",
+	     prof, plain, t->profiled_failure ? "; it said: \"" : "",
+	     t->profiled_failure ? t->profiled_failure : "", t->profiled_failure ? "\"" : "");
+	free(prof);
+	free(plain);
+}
+
 static void add_notes(const struct trace *t, struct report *rep)
 {
 	size_t missing = 0, overflow = 0, untimed = 0, unfinished = 0, corrupt = 0;
@@ -286,7 +309,9 @@ static void add_notes(const struct trace *t, struct report *rep)
 		     "%zu %s had corrupt shim data: the program overwrote ldprof's record "
 		     "buffer; their records are left out, their wall times kept",
 		     corrupt, corrupt == 1 ? "run" : "runs");
-	if (unfinished)
+	if (trace_fails_only_profiled(t))
+		note_profiled_failure(t, rep);
+	else if (unfinished)
 		note(rep,
 		     "ld.so never finished loading in %zu of %zu runs: the program could not "
 		     "start (a missing library or symbol? run it directly, or with --show-output)",

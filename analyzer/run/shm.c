@@ -5,11 +5,45 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "base/tsc.h"
 
-/* A new memfd of size bytes, mapped, at the lowest free fd >= SHM_FD_MIN. */
+/*
+ * Moved high so it never takes a number the program expects free: to
+ * SHM_FD_MIN or above, or, when the open-file limit is lower, to the
+ * highest free number under it.
+ */
+static int move_high(int fd, struct errbuf *err)
+{
+	struct rlimit rl;
+	int hi;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > SHM_FD_MIN) {
+		if ((hi = fcntl(fd, F_DUPFD_CLOEXEC, SHM_FD_MIN)) >= 0)
+			return hi;
+		return set_err(err, errno,
+			       "cannot move the record buffer to fd %d or above: %s (the open-file "
+			       "limit, ulimit -n, is %llu)",
+			       SHM_FD_MIN, strerror(errno), (unsigned long long)rl.rlim_cur);
+	}
+	/* Above 0-2, which the launcher points at /dev/null in the child. */
+	for (int want = (int)rl.rlim_cur - 1; want > 2; want--) {
+		if ((hi = fcntl(fd, F_DUPFD_CLOEXEC, want)) >= 0)
+			return hi;
+		if (errno != EMFILE)
+			return set_err(err, errno, "cannot move the record buffer to fd %d: %s", want,
+				       strerror(errno));
+	}
+	return set_err(err, EMFILE,
+		       "no fd free for the record buffer under the open-file limit of %llu; raise "
+		       "it with ulimit -n",
+		       (unsigned long long)rl.rlim_cur);
+}
+
+/* A new memfd of size bytes, mapped, moved high (move_high). */
 static int new_buffer(size_t size, int *fdp, struct ldprof_shm_header **hdrp, struct errbuf *err)
 {
 	int fd = memfd_create("ldprof-records", MFD_CLOEXEC), high = -1, r;
@@ -21,11 +55,8 @@ static int new_buffer(size_t size, int *fdp, struct ldprof_shm_header **hdrp, st
 		r = set_err(err, errno, "memfd: %s", strerror(errno));
 		goto out;
 	}
-	/* Moved high so it never takes a number the program expects free. */
-	high = fcntl(fd, F_DUPFD_CLOEXEC, SHM_FD_MIN);
-	if (high < 0) {
-		r = set_err(err, errno, "cannot move the record buffer above fd %d: %s", SHM_FD_MIN,
-			    strerror(errno));
+	if ((high = move_high(fd, err)) < 0) {
+		r = high;
 		goto out;
 	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, high, 0);

@@ -14,11 +14,14 @@
 #include "run/trace.h"
 #include "base/util.h"
 
-/* Lowest fd number for the buffer in the child: out of the program's way. */
+/*
+ * Lowest fd number for the buffer in the child: out of the program's way.
+ * Under an open-file limit at or below it, the highest free fd instead.
+ */
 #define SHM_FD_MIN 1000
 
 struct shm_buf {
-	int fd; /* >= SHM_FD_MIN, close-on-exec in the launcher */
+	int fd; /* >= SHM_FD_MIN (or near the limit), close-on-exec in the launcher */
 	size_t size;
 	struct ldprof_shm_header *hdr;
 	uint64_t reset_ts; /* when shm_reset made this buffer: before the fork */

@@ -46,6 +46,7 @@ void trace_free(struct trace *t)
 	free(t->env);
 	free(t->cwd);
 	free(t->ldprof_version);
+	free(t->profiled_failure);
 	memset(t, 0, sizeof *t);
 }
 
@@ -129,6 +130,30 @@ double trace_run_us(const struct trace *t, const struct trace_run *r)
 bool trace_run_counted(const struct trace_run *r, bool profiled)
 {
 	return !r->warmup && r->profiled == profiled;
+}
+
+bool trace_fails_only_profiled(const struct trace *t)
+{
+	size_t profiled = 0, plain = 0;
+	int plain_status = 0;
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (trace_run_counted(r, false)) {
+			if (plain++ && r->wait_status != plain_status)
+				return false;
+			plain_status = r->wait_status;
+		}
+	}
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (!trace_run_counted(r, true))
+			continue;
+		if (r->wait_status == plain_status)
+			return false;
+		profiled++;
+	}
+	return plain && profiled;
 }
 
 size_t trace_counted_totals(const struct trace *t, bool profiled, double *out)

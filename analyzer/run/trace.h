@@ -95,6 +95,7 @@ struct trace {
 	double tsc_hz;
 	bool interrupted;	  /* SIGINT ended the runs early */
 	bool follow;		  /* -f: each run carries its process tree */
+	char *profiled_failure;	  /* what only the failing profiled runs print (ld.so's message) */
 	struct trace_object *obj; /* in order of first appearance */
 	size_t nobj, capobj;
 	struct trace_run *run;
@@ -137,6 +138,12 @@ double trace_run_us(const struct trace *t, const struct trace_run *r);
 
 /* Whether r is one of the counted runs (not warmup) of one kind: profiled or plain. */
 bool trace_run_counted(const struct trace_run *r, bool profiled);
+
+/*
+ * Whether the profiled runs all end otherwise than the plain runs, which all
+ * end alike: the program fails only under the shim (or ld.so's LD_AUDIT).
+ */
+bool trace_fails_only_profiled(const struct trace *t);
 
 /* The totals of the counted runs of one kind, in run order; out holds t->nrun. */
 size_t trace_counted_totals(const struct trace *t, bool profiled, double *out);
