@@ -24,7 +24,7 @@ const char epilogue_audit[] =
 	"A progress bar goes to standard error when it is a terminal. Ctrl-C prints\n"
 	"what is done so far. Exit status: 0, or 2 for bad options.\n";
 
-int cmd_audit(int argc, char **argv)
+int cmd_audit(const struct command *cmd, int argc, char **argv)
 {
 	struct audit_opts o = {.jobs = 1, .runs = 5, .timeout_s = 5};
 	struct out_opts out = {0};
@@ -56,7 +56,7 @@ int cmd_audit(int argc, char **argv)
 	};
 	int first, r;
 
-	if ((r = parse_options("audit", argc, argv, opts, &first)) >= 0)
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	o.paths = argv + first;
 	o.npaths = (size_t)(argc - first);

@@ -105,7 +105,7 @@ static char *output_path(const char *output, bool dry_run, int *status)
 	return path;
 }
 
-int cmd_calibrate(int argc, char **argv)
+int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 {
 	struct calib_opts calib = {0};
 	const char *output = NULL;
@@ -133,7 +133,7 @@ int cmd_calibrate(int argc, char **argv)
 	profile_opts_defaults(&calib.prof);
 	calib.prof.plan.runs = 40;
 	calib.prof.plan.plain = false;
-	if ((r = parse_options("calibrate", argc, argv, opts, &(int){0})) >= 0)
+	if ((r = parse_options(cmd, argc, argv, opts, &(int){0})) >= 0)
 		return r;
 	path = output_path(output, dry_run, &r);
 	if (r >= 0)

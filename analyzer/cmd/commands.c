@@ -1,7 +1,14 @@
+/*
+ * The command table, and `ldprof help`, which prints it: help lives here
+ * because it reads the table, which names it (apart, the two would call
+ * each other).
+ */
 #include "cmd/commands.h"
 
-#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "cmd/options.h"
 
 const struct command commands[] = {
 	{.name = "run",
@@ -115,15 +122,37 @@ const struct command *default_command(void)
 	return NULL;
 }
 
-int usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
+const char usage_help[] = "usage: ldprof help [COMMAND]\n"
+			  "\n"
+			  "Without COMMAND, list the commands; with one, show its options.\n";
 
-	fflush(stdout);
-	fprintf(stderr, "ldprof %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'ldprof %s --help'.\n", cmd);
-	return EXIT_USAGE;
+static void list_commands(void)
+{
+	printf("usage: ldprof [run] [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	       "       ldprof COMMAND [OPTIONS] ...\n\n"
+	       "ldprof runs a dynamically linked program many times under a small shim and\n"
+	       "shows where its startup time went: exec, loading, relocation, constructors,\n"
+	       "main and exit, per phase and per library.\n\n"
+	       "Commands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		printf("  %-10s %s\n", c->name, c->help);
+	printf("\nSee 'ldprof help COMMAND' or 'man ldprof'.\n");
+}
+
+int cmd_help(const struct command *cmd, int argc, char **argv)
+{
+	const struct opt opts[] = {OPT_GROUP("Options:"), OPT_HELP(), OPT_END()};
+	const struct command *c;
+	int first, r;
+
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
+		return r;
+	if (first == argc) {
+		list_commands();
+		return EXIT_OK;
+	}
+	if (!(c = find_command(argv[first])))
+		return usage_error("help", "no such command: %s", argv[first]);
+	/* Each command's usage comes from its own option table: ask it. */
+	return c->fn(c, 2, (char *[]){(char *)c->name, "--help", NULL});
 }

@@ -21,10 +21,11 @@ enum command_flags {
 
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv); /* argv[0] is the command's name */
-	const char *help;		  /* one line for `ldprof help` */
-	const char *usage;		  /* -h: what comes before the options */
-	const char *epilogue;		  /* -h: what comes after them, or NULL */
+	/* Called with its own entry; argv[0] is the command's name. */
+	int (*fn)(const struct command *cmd, int argc, char **argv);
+	const char *help;     /* one line for `ldprof help` */
+	const char *usage;    /* -h: what comes before the options */
+	const char *epilogue; /* -h: what comes after them, or NULL */
 	int min_operands, max_operands;
 	const char *missing; /* too few operands: "no program given" */
 	const char *extra;   /* too many: "one trace file at a time"; NULL: "unexpected argument" */
@@ -37,19 +38,16 @@ extern const struct command commands[];
 const struct command *find_command(const char *name);
 /* The command "ldprof ARGS" runs when ARGS[0] names none. */
 const struct command *default_command(void);
-/* A usage error: message, a hint at -h, EXIT_USAGE. */
-int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-int cmd_run(int argc, char **argv);
-int cmd_deps(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
-int cmd_audit(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_help(int argc, char **argv);
-int cmd_version(int argc, char **argv);
+int cmd_run(const struct command *cmd, int argc, char **argv);
+int cmd_deps(const struct command *cmd, int argc, char **argv);
+int cmd_record(const struct command *cmd, int argc, char **argv);
+int cmd_compare(const struct command *cmd, int argc, char **argv);
+int cmd_calibrate(const struct command *cmd, int argc, char **argv);
+int cmd_audit(const struct command *cmd, int argc, char **argv);
+int cmd_report(const struct command *cmd, int argc, char **argv);
+int cmd_diff(const struct command *cmd, int argc, char **argv);
+int cmd_help(const struct command *cmd, int argc, char **argv);
+int cmd_version(const struct command *cmd, int argc, char **argv);
 
 extern const char usage_run[], usage_deps[], usage_help[], usage_version[];
 extern const char usage_record[], usage_report[], usage_diff[], usage_compare[];

@@ -66,11 +66,11 @@ static int commands_of(int n, char **op, struct profile_cmd cmd[2], char **words
 	return 0;
 }
 
-int cmd_compare(int argc, char **argv)
+int cmd_compare(const struct command *cmd, int argc, char **argv)
 {
 	struct profile_opts p;
 	struct out_opts out = {0};
-	struct profile_cmd cmd[2];
+	struct profile_cmd lines[2];
 	char **words[2] = {NULL, NULL};
 	struct trace t[2];
 	struct compare c;
@@ -92,12 +92,12 @@ int cmd_compare(int argc, char **argv)
 	int first, r;
 
 	profile_opts_defaults(&p);
-	if ((r = parse_options("compare", argc, argv, opts, &first)) >= 0)
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
-	if (commands_of(argc - first, argv + first, cmd, words))
+	if (commands_of(argc - first, argv + first, lines, words))
 		return EXIT_USAGE;
 	memset(t, 0, sizeof t);
-	r = model_profile_programs(&p, 2, cmd, t, true);
+	r = model_profile_programs(&p, 2, lines, t, true);
 	if (r == EXIT_OK) {
 		compare_build(&t[0], &t[1], &c);
 		if (compare_write(&out, &c, &err)) {

@@ -46,7 +46,7 @@ static int add_preload(void *value, const char *arg, struct errbuf *err)
 }
 
 /* Returns -1 to go on, or an exit status. */
-static int parse(int argc, char **argv, struct deps_args *a, int *first)
+static int parse(const struct command *cmd, int argc, char **argv, struct deps_args *a, int *first)
 {
 	const struct opt opts[] = {
 		OPT_GROUP("Modes (default: the dependency tree with per-object cost and facts):"),
@@ -79,7 +79,7 @@ static int parse(int argc, char **argv, struct deps_args *a, int *first)
 		OPT_HELP(),
 		OPT_END(),
 	};
-	int r = parse_options("deps", argc, argv, opts, first);
+	int r = parse_options(cmd, argc, argv, opts, first);
 
 	if (r >= 0)
 		return r;
@@ -126,7 +126,7 @@ static int write_reports(FILE *f, void *arg, struct errbuf *err)
 	return 0;
 }
 
-int cmd_deps(int argc, char **argv)
+int cmd_deps(const struct command *cmd, int argc, char **argv)
 {
 	struct deps_args a;
 	struct ldenv env;
@@ -134,7 +134,7 @@ int cmd_deps(int argc, char **argv)
 	int first, r;
 
 	memset(&a, 0, sizeof a);
-	if ((r = parse(argc, argv, &a, &first)) >= 0)
+	if ((r = parse(cmd, argc, argv, &a, &first)) >= 0)
 		goto out;
 	/* Each program's tables are allocated and freed in turn: keep the
 	   memory in the heap rather than mapping and zeroing it afresh. */

@@ -72,7 +72,7 @@ static int open_both(char **files, struct trace t[2], struct report rep[2])
 	return r;
 }
 
-int cmd_diff(int argc, char **argv)
+int cmd_diff(const struct command *cmd, int argc, char **argv)
 {
 	struct diff_threshold th = {0};
 	struct out_opts out = {0};
@@ -94,7 +94,7 @@ int cmd_diff(int argc, char **argv)
 	};
 	int first, r;
 
-	if ((r = parse_options("diff", argc, argv, opts, &first)) >= 0)
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	char **files = argv + first;
 	if ((r = open_both(files, t, rep)) == EXIT_OK) {

@@ -1,6 +1,7 @@
 #include "cmd/options.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,9 +267,9 @@ static int check_outputs(const struct command *c, const struct optset *s, int n,
 	return -1;
 }
 
-int parse_options(const char *cmd, int argc, char **argv, const struct opt *opts, int *first)
+int parse_options(const struct command *c, int argc, char **argv, const struct opt *opts,
+		  int *first)
 {
-	const struct command *c = find_command(cmd);
 	struct optset s = {.n = 0};
 	int r;
 
@@ -345,3 +346,16 @@ void print_usage_with(const struct command *c, const struct opt *opts)
 }
 
 const char *const color_choices[] = {"auto", "always", "never", NULL};
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "ldprof %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'ldprof %s --help'.\n", cmd);
+	return EXIT_USAGE;
+}

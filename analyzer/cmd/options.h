@@ -107,7 +107,8 @@ struct opt {
 	}
 
 /*
- * Parse argv (argv[0] is the command's name) with opts. Stops at the first
+ * Parse argv (argv[0] is the command's name) with opts, for c, the entry
+ * of the command table the command was called with. Stops at the first
  * operand when the command's table entry says so, else permutes. Then the
  * operand count is checked against the table, and every OPT_OUTPUT path is
  * checked before anything runs: it must be writable, and not one of the
@@ -115,7 +116,11 @@ struct opt {
  * the index of the first operand, or an exit status: usage errors printed,
  * -h answered.
  */
-int parse_options(const char *cmd, int argc, char **argv, const struct opt *opts, int *first);
+int parse_options(const struct command *c, int argc, char **argv, const struct opt *opts,
+		  int *first);
+
+/* A usage error: "ldprof CMD: message", a hint at --help; returns EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The usage of cmd built from its table entry and opts, to stdout. */
 void print_usage_with(const struct command *c, const struct opt *opts);

@@ -35,7 +35,7 @@ static void print_summary(const char *path, const struct trace *t)
 		t->program, path, kib);
 }
 
-int cmd_record(int argc, char **argv)
+int cmd_record(const struct command *cmd, int argc, char **argv)
 {
 	struct profile_opts p;
 	const char *path = NULL;
@@ -51,7 +51,7 @@ int cmd_record(int argc, char **argv)
 	int first, r;
 
 	profile_opts_defaults(&p);
-	if ((r = parse_options("record", argc, argv, opts, &first)) >= 0)
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	if (!path)
 		return usage_error("record", "no trace file given (-o FILE)");

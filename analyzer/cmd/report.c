@@ -70,7 +70,7 @@ static void print_info(const char *path, const struct trace *t, const struct tra
 		printf("  (%zu sections of newer types skipped)\n", fi->unknown_skipped);
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(const struct command *cmd, int argc, char **argv)
 {
 	struct out_opts out = {0};
 	struct tracefile_info fi;
@@ -89,7 +89,7 @@ int cmd_report(int argc, char **argv)
 	};
 	int first, r;
 
-	if ((r = parse_options("report", argc, argv, opts, &first)) >= 0)
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	const char *file = argv[first];
 	if (saved_trace_open(file, &t, &fi, &rep, &err)) {

@@ -20,7 +20,7 @@ const char epilogue_run[] =
 	"Exit status: 0 when a report was printed (whatever the program's own status),\n"
 	"1 when the program could not be run, 2 for bad options or a bad PROGRAM.\n";
 
-int cmd_run(int argc, char **argv)
+int cmd_run(const struct command *cmd, int argc, char **argv)
 {
 	struct profile_opts p;
 	struct out_opts out = {0};
@@ -37,7 +37,7 @@ int cmd_run(int argc, char **argv)
 	int first, r;
 
 	profile_opts_defaults(&p);
-	if ((r = parse_options("run", argc, argv, opts, &first)) >= 0)
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	r = model_profile_program(&p, argc - first, argv + first, &t);
 	if (r == EXIT_OK) {
