@@ -55,6 +55,18 @@ static char *dir_of(const char *path)
 	return xasprintf("%.*s", (int)(slash - path), path);
 }
 
+/* dir's nearest ancestor that exists (dir itself if it does). */
+static char *existing_ancestor(char *dir, struct stat *st)
+{
+	while (stat(dir, st) && (errno == ENOENT || errno == ENOTDIR) && strcmp(dir, ".") &&
+	       strcmp(dir, "/")) {
+		char *up = dir_of(dir);
+		free(dir);
+		dir = up;
+	}
+	return dir;
+}
+
 /* A new file in dir needs dir to exist (or, with OUTPATH_MAKE_DIRS, an ancestor). */
 static int check_dir(const char *path, const char *file, unsigned flags, struct errbuf *err)
 {
@@ -62,15 +74,16 @@ static int check_dir(const char *path, const char *file, unsigned flags, struct 
 	struct stat st;
 	int r = 0;
 
-	while (stat(dir, &st) && errno == ENOENT && (flags & OUTPATH_MAKE_DIRS) &&
-	       strcmp(dir, ".") && strcmp(dir, "/")) {
-		char *up = dir_of(dir);
-		free(dir);
-		dir = up;
+	if (stat(dir, &st) && (errno == ENOENT || errno == ENOTDIR)) {
+		/* Which part is wrong: a file in the way, or directories to make. */
+		dir = existing_ancestor(dir, &st);
+		if (S_ISDIR(st.st_mode) && !(flags & OUTPATH_MAKE_DIRS)) {
+			free(dir);
+			return set_err(err, ENOENT, "%s: directory does not exist", path);
+		}
 	}
 	if (stat(dir, &st))
-		r = errno == ENOENT ? set_err(err, ENOENT, "%s: directory does not exist", path)
-				    : set_err(err, errno, "%s: %s", path, strerror(errno));
+		r = set_err(err, errno, "%s: %s", path, strerror(errno));
 	else if (!S_ISDIR(st.st_mode))
 		r = set_err(err, ENOTDIR, "%s: %s is not a directory", path, dir);
 	else if (access(dir, W_OK | X_OK))
@@ -118,7 +131,7 @@ static int follow(const char *path, unsigned flags, struct outpath *o, struct er
 	o->path = xstrdup(path);
 	for (int hops = 0; hops <= MAX_LINKS; hops++) {
 		if (lstat(o->path, &st)) {
-			if (errno != ENOENT)
+			if (errno != ENOENT && errno != ENOTDIR)
 				return set_err(err, errno, "%s: %s", path, strerror(errno));
 			o->kind = OUTPATH_REPLACE;
 			return check_dir(path, o->path, flags, err);
