@@ -203,7 +203,7 @@ static int parse_opts(const struct command *c, int argc, char **argv, const stru
 
 	getopt_tables(s, c->flags & CMD_OPTIONS_FIRST, shorts, &longs);
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* not 1: glibc then also forgets the last option string's ordering */
 	while (r < 0 && (ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		const struct opt *o = find_opt(s, ch);
 		if (ch == ':' || ch == '?')
