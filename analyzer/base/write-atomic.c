@@ -34,6 +34,7 @@ static int write_stream(FILE *f, const char *name, write_fn *fn, void *arg, stru
 {
 	int r = fn(f, arg, err);
 
+	errno = 0;
 	if (!r && (fflush(f) || ferror(f)))
 		r = set_err(err, errno ? errno : EIO, "%s: write error: %s", name,
 			    strerror(errno ? errno : EIO));
@@ -93,7 +94,7 @@ static int write_direct(const char *path, const char *file, write_fn *fn, void *
 	return write_stream(f, path, fn, arg, err);
 }
 
-/* The mode the new file gets: the old file's, or 0666 less the umask. */
+/* The mode the new file gets: the old file's permissions (never set-ID), or 0666 less the umask. */
 static mode_t new_mode(const char *file, bool exists)
 {
 	mode_t mask = umask(0);
@@ -101,7 +102,7 @@ static mode_t new_mode(const char *file, bool exists)
 
 	umask(mask);
 	if (exists && !stat(file, &st))
-		return st.st_mode & 07777;
+		return st.st_mode & 0777;
 	return 0666 & ~mask;
 }
 

@@ -44,6 +44,7 @@ static const char *opt_name(const struct opt *o, char buf[64])
 	return buf;
 }
 
+/* Into a bool, an enum or any unsigned type, by its size. */
 static void store_unsigned(void *p, size_t size, unsigned long v)
 {
 	switch (size) {
@@ -72,12 +73,10 @@ static void list_names(char *buf, size_t n, const char *const *names, unsigned l
 		if (!mask || (mask >> i & 1))
 			pick[k++] = names[i];
 	buf[0] = '\0';
-	for (size_t i = 0; i < k && len < n; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%s",
-					!i	     ? ""
-					: i + 1 == k ? " or "
-						     : ", ",
-					pick[i]);
+	for (size_t i = 0; i < k && len < n; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < k ? ", " : " or ";
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", sep, pick[i]);
+	}
 }
 
 static int choose(const char *cmd, const struct opt *o, const char *arg, const char *const *names,
