@@ -130,6 +130,9 @@ static int follow(const char *path, unsigned flags, struct outpath *o, struct er
 
 	o->path = xstrdup(path);
 	for (int hops = 0; hops <= MAX_LINKS; hops++) {
+		int fd = fd_name(o->path); /* a link to /dev/stdout */
+		if (fd >= 0)
+			return check_fd(path, fd, o, err);
 		if (lstat(o->path, &st)) {
 			if (errno != ENOENT && errno != ENOTDIR)
 				return set_err(err, errno, "%s: %s", path, strerror(errno));
@@ -161,15 +164,13 @@ static int follow(const char *path, unsigned flags, struct outpath *o, struct er
 
 int outpath_resolve(const char *path, unsigned flags, struct outpath *o, struct errbuf *err)
 {
-	int fd, r;
+	int r;
 
 	*o = (struct outpath){.kind = OUTPATH_STDOUT, .fd = 1};
 	if (!path || !strcmp(path, "-"))
 		return 0;
 	if (!*path)
 		return set_err(err, ENOENT, "'': the file name is empty");
-	if ((fd = fd_name(path)) >= 0)
-		return check_fd(path, fd, o, err);
 	if ((r = follow(path, flags, o, err)))
 		outpath_free(o);
 	return r;

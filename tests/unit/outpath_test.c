@@ -83,6 +83,8 @@ static void test_kinds(void)
 	      !strcmp(target, at("sub/target")));
 	CHECK(!symlink("loop", at("loop")));
 	CHECK(kind(at("loop"), 0, NULL, why) == -1 && strstr(why, strerror(ELOOP)));
+	CHECK(!symlink("/dev/stdout", at("stdout")));
+	CHECK(kind(at("stdout"), 0, NULL, NULL) == OUTPATH_STDOUT);
 	CHECK(!symlink("fifo", at("fifolink")));
 	CHECK(kind(at("fifolink"), 0, NULL, NULL) == OUTPATH_DIRECT);
 }
