@@ -15,14 +15,6 @@
 
 #include "base/tsc.h"
 
-bool shm_chunks_valid(const struct ldprof_shm_header *h, size_t size)
-{
-	return h->chunk_size >= sizeof(struct ldprof_chunk) + sizeof(struct ldprof_record) &&
-	       !(h->chunk_size % 8) && !(h->chunks_off % 8) && !h->records_cap &&
-	       h->chunks_off >= (uint64_t)h->strings_off + h->strings_cap &&
-	       (uint64_t)h->chunks_off + (uint64_t)h->chunks_cap * h->chunk_size <= size;
-}
-
 /* One process image's chunks, and what became of them. */
 struct set {
 	const struct ldprof_chunk **chunk; /* sorted by seq */

@@ -13,6 +13,14 @@
 
 #define KNOWN_OBJ_FLAGS 0x7fu /* enum ldprof_obj_flags */
 
+bool shm_chunks_valid(const struct ldprof_shm_header *h, size_t size)
+{
+	return h->chunk_size >= sizeof(struct ldprof_chunk) + sizeof(struct ldprof_record) &&
+	       !(h->chunk_size % 8) && !(h->chunks_off % 8) && !h->records_cap &&
+	       h->chunks_off >= (uint64_t)h->strings_off + h->strings_cap &&
+	       (uint64_t)h->chunks_off + (uint64_t)h->chunks_cap * h->chunk_size <= size;
+}
+
 bool shm_header_valid(const struct ldprof_shm_header *h, size_t size)
 {
 	/* Records are read in place: they must be aligned as the struct is. */
@@ -192,24 +200,6 @@ const char *shm_header_bad(const struct ldprof_shm_header *h, const struct shm_e
 	if (x && (h->pid != x->pid || h->exec_ts < x->start_ts || h->exec_ts > x->end_ts))
 		return "not the launched process or its start";
 	return NULL;
-}
-
-int shm_validate(const void *buf, size_t size, const struct shm_expect *x, struct errbuf *err)
-{
-	const struct ldprof_shm_header *h = buf;
-	const char *why;
-
-	if (!buf || !shm_header_valid(h, size))
-		return set_err(err, EPROTO, "record buffer: bad header (not an ldprof v%u buffer)",
-			       LDPROF_SHM_VERSION);
-	if ((why = shm_header_bad(h, x)))
-		return set_err(err, EBADMSG, "record buffer: header: %s", why);
-	if (h->options & LDPROF_OPT_FOLLOW)
-		return shm_validate_chunks(h, x, err);
-	uint32_t n = h->nrecords < h->records_cap ? h->nrecords : h->records_cap;
-	const struct ldprof_record *recs =
-		(const struct ldprof_record *)((const char *)h + h->records_off);
-	return shm_check_records(h, recs, n, h->exec_ts, x ? x->end_ts : UINT64_MAX, false, err);
 }
 
 int shm_exec_errno(const void *buf, size_t size, int wait_status)
