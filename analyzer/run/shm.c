@@ -82,6 +82,7 @@ static int header_valid(const struct ldprof_shm_header *h, size_t size)
 	       h->version == LDPROF_SHM_VERSION && h->header_size == sizeof *h &&
 	       h->record_size == sizeof(struct ldprof_record) && h->total_size == size &&
 	       h->records_off >= sizeof *h && h->clock == LDPROF_CLOCK_TSC &&
+	       h->records_off % _Alignof(struct ldprof_record) == 0 &&
 	       (uint64_t)h->records_off + (uint64_t)h->records_cap * h->record_size <= size &&
 	       (uint64_t)h->strings_off + h->strings_cap <= size;
 }
