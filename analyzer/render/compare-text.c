@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/textsafe.h"
 #include "model/compare.h"
 #include "base/json.h"
 #include "render/render.h"
@@ -15,7 +16,7 @@ struct job {
 static void cmdline(FILE *f, const struct trace *t)
 {
 	for (int i = 0; i < t->argc; i++)
-		fprintf(f, "%s%s", i ? " " : "", t->argv[i]);
+		fprintf(f, "%s%s", i ? " " : "", term_safe(t->argv[i]));
 }
 
 static void side_line(FILE *f, const struct compare *c, int s, const struct text_style *st)
@@ -64,7 +65,7 @@ static void only_rows(FILE *f, const struct compare *c)
 			fprintf(f,
 				"    %-44s %8.1f per exec (load %.1f, reloc %.1f, init %.1f, fini "
 				"%.1f)\n",
-				c->t[s]->obj[lo->obj->obj].path, lo->obj->total.median,
+				term_safe(c->t[s]->obj[lo->obj->obj].path), lo->obj->total.median,
 				lo->obj->load.median, lo->obj->reloc.median, lo->obj->init.median,
 				lo->obj->fini.median);
 		}

@@ -26,9 +26,9 @@
  * /dev/zero) is refused instead of read without bound. A 1000-run trace
  * is 200 KiB and its largest section well under 1 MiB.
  */
-#define TRACEFILE_MAX_HEADER_SIZE  4096u
-#define TRACEFILE_MAX_RAW_SECTION  (256u << 20)	     /* decompressed */
-#define TRACEFILE_MAX_FILE_SIZE	   (4ull << 30)	     /* the whole file */
+#define TRACEFILE_MAX_HEADER_SIZE 4096u
+#define TRACEFILE_MAX_RAW_SECTION (256u << 20) /* decompressed */
+#define TRACEFILE_MAX_FILE_SIZE	  (4ull << 30) /* the whole file */
 
 /* Section types. Values are part of the format: never renumber. */
 enum tracefile_section {
