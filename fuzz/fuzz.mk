@@ -4,7 +4,8 @@
 #                   seeds: the deps fixtures and tools/deps-mkbad.py's mutants
 #   fuzz-tracefile  a trace file through report's entry (saved_trace_open)
 #                   and the text and JSON renderers; seeds: traces recorded
-#                   from the run fixtures, whole and cut short
+#                   from the run fixtures, whole, cut short, and as their
+#                   sections in the clear (fuzz/seed-tracefile.c)
 #   fuzz-records    the shim's shared-memory record buffer through its
 #                   decoder and the run analysis; seeds: buffers the real
 #                   shim filled (fuzz/seed-records.c)
@@ -54,7 +55,11 @@ $(FUZZ_DIR)/corpus-deps/.seeded: $(DEPS_SEEDS) tools/deps-mkbad.py
 # --- seeds for fuzz-tracefile: short traces of the run fixtures -------------
 FUZZ_TRACE_PROGS := $(RUNFIX)/run-diamond/prog $(RUNFIX)/run-dlopen/prog \
 		    $(RUNFIX)/run-segv/prog $(TRACEFIX)/after/prog
+$(FUZZ_DIR)/seed-tracefile: fuzz/seed-tracefile.c $(ANALYZER_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ANALYZER_CFLAGS) -o $@ $< $(ANALYZER_LIB) $(ANALYZER_LIBS)
 $(FUZZ_DIR)/corpus-tracefile/.seeded: $(LDPROF) $(SHIM_LIBS) $(FUZZ_TRACE_PROGS) fuzz/fuzz.mk \
+				      $(FUZZ_DIR)/seed-tracefile \
 				      $(wildcard fuzz/regressions/tracefile/*)
 	rm -rf $(@D)
 	mkdir -p $(@D)
@@ -67,6 +72,10 @@ $(FUZZ_DIR)/corpus-tracefile/.seeded: $(LDPROF) $(SHIM_LIBS) $(FUZZ_TRACE_PROGS)
 	done
 	./$(LDPROF) record -n 70 -w 0 --no-overhead -o $(@D)/long.ldprof $(RUNFIX)/run-diamond/prog \
 		>/dev/null 2>&1
+	for f in $(@D)/*.ldprof; do \
+		case $$f in *-cut.ldprof) ;; \
+		*) $(FUZZ_DIR)/seed-tracefile $$f $${f%.ldprof}.sections || exit 1;; esac; \
+	done
 	touch $@
 
 # --- seeds for fuzz-records: buffers the real shim filled -------------------
