@@ -99,6 +99,8 @@ clean() {
 	"$LDPROF" record $R -o "$TMP/c.ldprof" "$CTL/prog" 2>/dev/null
 	"$LDPROF" report --color never "$TMP/c.ldprof" >"$TMP/report.txt" 2>/dev/null
 	clean "report" "$TMP/report.txt"
+	"$LDPROF" report --info "$TMP/c.ldprof" >"$TMP/info.txt" 2>/dev/null
+	clean "report --info" "$TMP/info.txt"
 	"$LDPROF" diff "$TMP/c.ldprof" "$TMP/c.ldprof" >"$TMP/diff.txt" 2>/dev/null
 	clean "diff" "$TMP/diff.txt"
 	"$LDPROF" compare $R --color never "$CTL/prog" "$CTL/prog" -- >"$TMP/compare.txt" 2>/dev/null
