@@ -178,6 +178,8 @@ static int inflate(const struct section *s, size_t at, void **out, struct errbuf
 static int read_sections(struct source *src, struct trace *t, struct tracefile_info *info,
 			 struct tf_decode_state *st, struct errbuf *err)
 {
+	uint64_t raw_total = 0;
+
 	for (;;) {
 		struct section s = {0};
 		void *raw = NULL;
@@ -189,6 +191,10 @@ static int read_sections(struct source *src, struct trace *t, struct tracefile_i
 			info->truncated = r > 0;
 			return r > 0 ? 0 : r;
 		}
+		/* A few KiB of zstd can claim 256 MiB: bound the work, not only the memory. */
+		if ((raw_total += s.raw) > TRACEFILE_MAX_RAW_TOTAL)
+			return set_err(err, EPROTO, "damaged: more than %llu GiB once decompressed",
+				       TRACEFILE_MAX_RAW_TOTAL >> 30);
 		if ((r = inflate(&s, src->at, &raw, err)) == 0 && s.type != TF_SEC_END)
 			r = tf_decode_section(s.type, cursor_of(raw, s.raw), t, st, err);
 		free(raw);

@@ -29,6 +29,7 @@
 #define TRACEFILE_MAX_HEADER_SIZE 4096u
 #define TRACEFILE_MAX_RAW_SECTION (256u << 20) /* decompressed */
 #define TRACEFILE_MAX_FILE_SIZE	  (4ull << 30) /* the whole file */
+#define TRACEFILE_MAX_RAW_TOTAL	  (4ull << 30) /* all sections, decompressed */
 
 /* Section types. Values are part of the format: never renumber. */
 enum tracefile_section {
