@@ -17,6 +17,17 @@ void json_end(struct json *j)
 	fputc('\n', j->f);
 }
 
+/* Bytes at p that go out as they are: valid UTF-8 but '"', '\\' and controls. */
+static size_t plain_run(const char *p)
+{
+	size_t n = 0, k;
+
+	while ((unsigned char)p[n] >= 0x20 && p[n] != '"' && p[n] != '\\' &&
+	       (k = utf8_seq_len(p + n)))
+		n += k;
+	return n;
+}
+
 /*
  * JSON strings are Unicode, names are bytes: a byte that is not part of
  * valid UTF-8 is written as \udcXX (U+DC80-U+DCFF, a lone low surrogate),
@@ -27,10 +38,14 @@ void json_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const char *p = s; *p;) {
-		unsigned char c = (unsigned char)*p;
-		size_t n = utf8_seq_len(p);
+		size_t n = plain_run(p);
+		unsigned char c = (unsigned char)p[n];
 
-		if (!n)
+		fwrite(p, 1, n, f);
+		p += n;
+		if (!c)
+			break;
+		if (!utf8_seq_len(p))
 			fprintf(f, "\\u%04x", 0xdc00 | c);
 		else if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
@@ -40,11 +55,9 @@ void json_put_string(FILE *f, const char *s)
 			fputs("\\t", f);
 		else if (c == '\r')
 			fputs("\\r", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
 		else
-			fwrite(p, 1, n, f);
-		p += n ? n : 1;
+			fprintf(f, "\\u%04x", c);
+		p++;
 	}
 	fputc('"', f);
 }
