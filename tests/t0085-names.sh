@@ -111,5 +111,7 @@ clean() {
 	clean "deps --list" "$TMP/ldd.txt"
 	"$LDPROF" audit "$CTL" >"$TMP/audit.txt" 2>/dev/null
 	clean "audit" "$TMP/audit.txt"
+	"$LDPROF" report "$CTL/missing.ldprof" 2>"$TMP/error.txt"
+	clean "an error message on stderr" "$TMP/error.txt"
 }
 done_testing
