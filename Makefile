@@ -37,7 +37,7 @@ else
 B := build
 endif
 
-.PHONY: all check check-unit check-shell bench install uninstall clean format deps-check
+.PHONY: all check check-unit check-layers check-shell bench install uninstall clean format deps-check
 all:
 
 include preload/preload.mk

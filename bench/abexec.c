@@ -79,9 +79,13 @@ static double run_once(struct variant *v, struct shm_buf *shm, int devnull, long
 {
 	struct rusage ru;
 	uint64_t t0, t1;
+	struct errbuf err;
 	int st;
 
-	shm_reset(shm);
+	if (shm_reset(shm, &err)) {
+		fprintf(stderr, "abexec: %s\n", err.msg);
+		exit(1);
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(devnull, 0);

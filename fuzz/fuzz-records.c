@@ -1,9 +1,10 @@
 /*
  * libFuzzer target for the shim's shared-memory record buffer: the input
  * is a buffer as a profiled program leaves it (header, records, names;
- * docs/record-format.md). It is decoded into a run as the launcher decodes
- * every run (shm_decode), and the run analysed as the report analyses it
- * (analyze_run). The program writes that buffer, so nothing in it may be
+ * docs/record-format.md). It is validated and decoded into a run as the
+ * launcher does after every run (shm_decode, without the run's pid and
+ * clock window, which an input cannot know), and the run analysed as the
+ * report analyses it (analyze_run). The program writes that buffer, so nothing in it may be
  * trusted: no input may crash, hang or leak. Build and run with `make fuzz`.
  */
 #include <stddef.h>
@@ -32,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t.tsc_hz = 1e9;
 	r = trace_add_run(&t);
 	r->profiled = true;
-	if (shm_decode(buf, size, &t, r, &err) == 0) {
+	if (shm_decode(buf, size, NULL, &t, r, &err) == 0) {
 		analyze_run(&t, r, &bd);
 		run_breakdown_free(&bd);
 	}

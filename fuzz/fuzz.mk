@@ -104,7 +104,9 @@ FUZZ_CORPORA := $(FUZZ_DIR)/corpus-deps/.seeded $(FUZZ_DIR)/corpus-tracefile/.se
 
 .PHONY: fuzz
 ifeq ($(HAVE_FUZZ_CC),yes)
-FIXTURES += $(FUZZ_BINS) $(FUZZ_CORPORA)
+# This fragment comes after tests.mk, whose rules have already expanded
+# $(FIXTURES): the tests' prerequisites are added here.
+check-shell fixtures: $(FUZZ_BINS) $(FUZZ_CORPORA)
 # New inputs go to a scratch copy of each corpus, not into the seeds.
 define fuzz_run
 	@echo "fuzz-$1: $(FUZZ_SECONDS) s"

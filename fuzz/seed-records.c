@@ -71,9 +71,8 @@ int main(int argc, char **argv)
 
 	if (argc < 5)
 		die("usage: seed-records OUT AUDIT.so PRELOAD.so PROG [ARG...]");
-	if (shm_create(&s, BYTES, &err))
+	if (shm_create(&s, BYTES, &err) || shm_reset(&s, &err))
 		die(err.msg);
-	shm_reset(&s);
 	s.hdr->options |= LDPROF_OPT_PRELOAD;
 	if ((pid = fork()) < 0)
 		die("fork failed");

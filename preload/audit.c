@@ -8,71 +8,11 @@
  *    a libc here would be a second copy in the audit namespace (~800 us);
  *  - never break the program: on any doubt, stop recording and return;
  *  - no stdio, no errno: system calls return -errno in rax, which we keep;
- *  - everything from main on is written only by the process the launcher
- *    started (pid check), so forked children cannot corrupt the record.
+ *  - every record is written only by the process the launcher started
+ *    (record.c), so forked children cannot corrupt the record.
  */
 #include "shim.h"
 #include "shim-elfsym.h"
-
-struct shim_state shim;
-
-void shim_flag(uint32_t flags)
-{
-	if (shim.shm)
-		__atomic_fetch_or(&shim.shm->flags, flags, __ATOMIC_RELAXED);
-}
-
-void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t a, uint64_t b)
-{
-	struct ldprof_record *r;
-	uint32_t i;
-
-	if (!shim.shm)
-		return;
-	/*
-	 * Before main nothing forks (short of a constructor that does), so
-	 * the loader's events skip the system call. A child forked by the
-	 * program shares this MAP_SHARED buffer: from main on, each record
-	 * proves it comes from the launched pid.
-	 */
-	if (shim.in_main && !shim.pid_confirmed) {
-		if (shim_getpid() != shim.shm->pid)
-			return;
-		/*
-		 * Once this process is exiting, its destructors' records need
-		 * no more system calls: a child forked from here on (by an
-		 * exit handler) is the only case this lets through.
-		 */
-		if (type == LDPROF_REC_EXIT_CALL || type == LDPROF_REC_MAIN_RETURN)
-			shim.pid_confirmed = 1;
-	}
-	i = __atomic_fetch_add(&shim.shm->nrecords, 1, __ATOMIC_RELAXED);
-	if (i >= shim.shm->records_cap) {
-		shim_flag(LDPROF_SHM_F_OVERFLOW);
-		return;
-	}
-	r = &shim.recs[i];
-	r->ts = ts;
-	r->type = type;
-	r->obj = obj;
-	r->u32 = u32;
-	r->a = a;
-	r->b = b;
-}
-
-static uint32_t copy_string(const char *s)
-{
-	uint32_t len = (uint32_t)shim_strlen(s) + 1, off;
-
-	off = __atomic_fetch_add(&shim.shm->strings_used, len, __ATOMIC_RELAXED);
-	if (off + len > shim.shm->strings_cap || off + len < off) {
-		shim_flag(LDPROF_SHM_F_STR_OVERFLOW);
-		return UINT32_MAX;
-	}
-	for (uint32_t k = 0; k < len; k++)
-		shim.strings[off + k] = s[k];
-	return off;
-}
 
 /*
  * The environment, without libc: ld.so exports __libc_stack_end, the
@@ -145,12 +85,13 @@ static int setup(struct link_map *any)
 	if (p < 0 && p > -4096)
 		return -1;
 	struct ldprof_shm_header *h = (void *)p;
+	int pid = shim_getpid();
 	/*
 	 * The fd is only ours if it holds our header for this very pid; an
 	 * unrelated file that a grandchild inherited under the same number
 	 * must be left open and untouched.
 	 */
-	if (!header_ok(h, bytes) || h->pid != shim_getpid()) {
+	if (!header_ok(h, bytes) || h->pid != pid) {
 		shim_syscall3(SHIM_SYS_munmap, p, (long)bytes, 0);
 		return -1;
 	}
@@ -162,6 +103,8 @@ static int setup(struct link_map *any)
 		return -1;
 	}
 	h->shim_version = LDPROF_SHM_VERSION;
+	shim.pid = pid;
+	shim.tcb_tid_ok = shim_tcb_tid() == pid; /* ld.so set up TLS before loading us */
 	shim.recs = (struct ldprof_record *)((char *)h + h->records_off);
 	shim.strings = (char *)h + h->strings_off;
 	shim.shm = h;
@@ -177,7 +120,13 @@ SHIM_EXPORT unsigned int la_version(unsigned int version)
 /* The preload's hook: how the preload records without libc or lookups. */
 static void hook_record(uint16_t type, uint32_t u32, uint64_t a)
 {
-	shim_emit(shim_now(), type, LDPROF_NO_OBJ, u32, a, 0);
+	uint64_t ts = shim_now();
+
+	/* Only the owner's first exit call: see hooks.c's do_exit. */
+	if (type == LDPROF_REC_EXIT_CALL &&
+	    (!shim_owner_strict() || __atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED)))
+		return;
+	shim_emit(ts, type, LDPROF_NO_OBJ, u32, a, 0);
 }
 
 static unsigned attach_preload(struct link_map *m)
@@ -197,6 +146,15 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 	uint64_t ts = shim_now();
 	unsigned flags = 0;
 
+	/*
+	 * ld.so reports to us the audit modules loaded after ours (a user's
+	 * LD_AUDIT=ours:theirs), each in a namespace of its own where there is
+	 * no ld.so to find the environment through. The first object of the
+	 * base namespace (the executable) is where we set up; the others'
+	 * objects before it are not recorded.
+	 */
+	if (!shim.setup_done && lmid != LM_ID_BASE)
+		return 0;
 	if (!shim.setup_done) {
 		shim.setup_done = 1;
 		shim.off = setup(map) != 0;
@@ -215,7 +173,7 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 	else if (lmid == LM_ID_BASE &&
 		 !((shim.shm->options & LDPROF_OPT_PRELOAD) && (flags = attach_preload(map))))
 		flags = shim_instrument(map, idx);
-	uint32_t name = copy_string(map->l_name ? map->l_name : "");
+	uint32_t name = shim_copy_string(map->l_name ? map->l_name : "");
 	shim_emit(ts, LDPROF_REC_OBJOPEN, (uint16_t)idx, name, map->l_addr,
 		  (uint64_t)lmid << 32 | flags);
 #ifdef LDPROF_SYMBIND
@@ -287,7 +245,6 @@ SHIM_EXPORT void la_preinit(uintptr_t *cookie)
 	if (shim.off)
 		return;
 	shim_emit(shim_now(), LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 0, 0);
-	shim.in_main = 1;
 }
 
 /*

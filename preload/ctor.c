@@ -4,19 +4,14 @@
  * In la_objopen the object is mapped but neither relocated nor under RELRO,
  * so its .dynamic is still writable. We save the original DT_INIT /
  * DT_INIT_ARRAY (and DT_FINI / DT_FINI_ARRAY) and point them at trampoline
- * N (stubs.S), which records the start, calls the originals in the order
- * ld.so would, and records the end. ld.so and libc read these entries
- * through l_info[], which points into .dynamic, so both see the change.
- *
- * Order kept: DT_INIT, then DT_INIT_ARRAY in order; DT_FINI_ARRAY in
- * reverse, then DT_FINI (glibc's _dl_init, call_init and _dl_fini).
+ * N (stubs.S), whose common code (trampoline.c) records the start, calls
+ * the originals in the order ld.so would, and records the end. ld.so and
+ * libc read these entries through l_info[], which points into .dynamic, so
+ * both see the change.
  */
 #include "shim.h"
 #include "shim-elfsym.h"
 #include "shim-limits.h"
-
-typedef void (*init_fn)(int, char **, char **);
-typedef void (*fini_fn)(void);
 
 extern char ldprof_init_stubs[] SHIM_HIDDEN, ldprof_fini_stubs[] SHIM_HIDDEN;
 
@@ -82,64 +77,4 @@ unsigned shim_instrument(struct link_map *m, uint32_t idx)
 	if (redirect(fini, fa, fas, l_addr, stub(ldprof_fini_stubs, idx), o->fini_slot, &o->fini))
 		flags |= LDPROF_OBJ_FINI_TIMED;
 	return flags;
-}
-
-struct slowest {
-	uint32_t calls, index;
-	uint64_t ticks;
-};
-
-static void note(struct slowest *s, uint64_t t0)
-{
-	uint64_t dt = shim_now() - t0;
-
-	if (dt > s->ticks || !s->calls) {
-		s->ticks = dt;
-		s->index = s->calls;
-	}
-	s->calls++;
-}
-
-SHIM_HIDDEN void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx);
-void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx)
-{
-	const struct fn_list *l = &shim.objs[idx].init;
-	const init_fn *arr = (const init_fn *)l->array;
-	struct slowest s = {0, 0, 0};
-	uint64_t t;
-
-	shim_emit(shim_now(), LDPROF_REC_INIT_BEGIN, (uint16_t)idx, 0, 0, 0);
-	if (l->single) {
-		t = shim_now();
-		((init_fn)l->single)(argc, argv, envp);
-		note(&s, t);
-	}
-	for (uint32_t k = 0; k < l->count; k++) {
-		t = shim_now();
-		arr[k](argc, argv, envp);
-		note(&s, t);
-	}
-	shim_emit(shim_now(), LDPROF_REC_INIT_END, (uint16_t)idx, s.calls, s.index, s.ticks);
-}
-
-SHIM_HIDDEN void ldprof_fini_common(unsigned idx);
-void ldprof_fini_common(unsigned idx)
-{
-	const struct fn_list *l = &shim.objs[idx].fini;
-	const fini_fn *arr = (const fini_fn *)l->array;
-	struct slowest s = {0, 0, 0};
-	uint64_t t;
-
-	shim_emit(shim_now(), LDPROF_REC_FINI_BEGIN, (uint16_t)idx, 0, 0, 0);
-	for (uint32_t k = l->count; k-- > 0;) {
-		t = shim_now();
-		arr[k]();
-		note(&s, t);
-	}
-	if (l->single) {
-		t = shim_now();
-		((fini_fn)l->single)();
-		note(&s, t);
-	}
-	shim_emit(shim_now(), LDPROF_REC_FINI_END, (uint16_t)idx, s.calls, s.index, s.ticks);
 }

@@ -60,7 +60,12 @@ static __attribute__((noreturn)) void do_exit(enum hook_id id, uint32_t kind, in
 {
 	uint64_t ts = shim_now();
 
-	if (!__atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED))
+	/*
+	 * A vfork child shares our memory, TCB included, and may _exit
+	 * through this GOT: only the owner, asked of the kernel, sets the
+	 * recursion guard and records. One system call per run.
+	 */
+	if (shim_owner_strict() && !__atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED))
 		shim_emit(ts, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, kind, (uint64_t)(int64_t)status,
 			  0);
 	((exit_fn)shim.real[id])(status);

@@ -37,7 +37,6 @@ static struct {
 	exit_fn exit, _exit, _Exit;
 	int (*main)(int, char **, char **);
 	int resolved;
-	int exiting; /* recursion guard: exit from an atexit handler */
 } real;
 
 static void record(uint16_t type, uint32_t u32, uint64_t a)
@@ -116,8 +115,8 @@ static __attribute__((noreturn)) void do_exit(exit_fn *fn, const char *name, uin
 	resolve();
 	if (!*fn)
 		die(name);
-	if (!__atomic_exchange_n(&real.exiting, 1, __ATOMIC_RELAXED))
-		record(LDPROF_REC_EXIT_CALL, kind, (uint64_t)(int64_t)status);
+	/* The audit module keeps the recursion guard, for its owner only (vfork). */
+	record(LDPROF_REC_EXIT_CALL, kind, (uint64_t)(int64_t)status);
 	(*fn)(status);
 	__builtin_unreachable();
 }

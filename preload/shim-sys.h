@@ -63,6 +63,28 @@ static inline int shim_getpid(void)
 }
 
 /*
+ * Where glibc's struct pthread keeps the thread's kernel tid on x86-64
+ * (0x2d0 in glibc 2.36, Debian 12's, and the releases around it). Since
+ * glibc 2.34 ld.so sets it (set_tid_address, in __tls_init_tp) together
+ * with the thread pointer, before it loads any audit module; fork writes
+ * the child's own tid there (CLONE_CHILD_SETTID), pthread_create a new
+ * thread's. The thread pointer is always set when an audit module runs
+ * (ld.so sets up TLS first, for the modules' own use), so the load cannot
+ * fault. The shim checks the value against getpid() once at setup and
+ * uses it only if they agree, so another layout or an older glibc costs a
+ * system call per record, never a wrong answer.
+ */
+#define SHIM_TCB_TID_OFFSET 0x2d0
+
+/* The calling thread's tid as glibc stored it: one load, no system call. */
+static inline int shim_tcb_tid(void)
+{
+	int tid;
+	__asm__ volatile("movl %%fs:%c1, %0" : "=r"(tid) : "i"(SHIM_TCB_TID_OFFSET));
+	return tid;
+}
+
+/*
  * The invariant TSC: ~20 ns to read, no system call and no vDSO lookup. The
  * launcher checks constant_tsc/nonstop_tsc and calibrates ticks per second
  * against CLOCK_MONOTONIC over the whole session.

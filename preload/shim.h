@@ -1,4 +1,8 @@
-/* Internal interfaces and state of the audit module (audit.c, ctor.c, hooks.c). */
+/*
+ * Internal interfaces and state of the audit module. The files call only
+ * downward: audit.c (the la_* entries) -> ctor.c, hooks.c -> stubs.S ->
+ * trampoline.c -> record.c (the state and shim_emit) -> shim-elfsym.c.
+ */
 #ifndef LDPROF_SHIM_H
 #define LDPROF_SHIM_H
 
@@ -45,12 +49,12 @@ struct shim_state {
 	const ElfW(auxv_t) * auxv;
 	uint32_t nobj;
 	int setup_done;
-	int off;	   /* recording disabled for this process */
-	int in_main;	   /* la_preinit seen: forks possible, pid checks on */
-	int pid_confirmed; /* exit or main return seen in the launched process */
-	int preload;	   /* ldprof's preload does the hooks instead */
-	int hooked;	   /* hooks installed */
-	int exiting;	   /* an exit function was called (recursion guard) */
+	int off;	/* recording disabled for this process */
+	int pid;	/* the process that owns the buffer (getpid at setup) */
+	int tcb_tid_ok; /* glibc's TCB holds our tid: shim_tcb_tid() is usable */
+	int preload;	/* ldprof's preload does the hooks instead */
+	int hooked;	/* hooks installed */
+	int exiting;	/* an exit function was called (recursion guard) */
 	void *real[HOOK_COUNT];
 	main_fn real_main;
 	struct obj_state objs[LDPROF_MAX_OBJS];
@@ -58,12 +62,28 @@ struct shim_state {
 
 extern struct shim_state shim SHIM_HIDDEN;
 
-/* Append one record; does nothing when recording is off or not ours. */
+/*
+ * Append one record; does nothing when recording is off or when the caller
+ * is not the process that owns the buffer (a child forked at any phase,
+ * even in a constructor). The check is one load from glibc's TCB and no
+ * system call for the owner's main thread; other threads and children ask
+ * the kernel.
+ */
 SHIM_HIDDEN void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t a,
 			   uint64_t b);
 
+/*
+ * Whether the caller is the owner, by a getpid system call: for the exit
+ * milestones, because a vfork child shares the owner's TCB (and its tid)
+ * and may _exit through the executable's hooked GOT.
+ */
+SHIM_HIDDEN int shim_owner_strict(void);
+
 /* Set header flags (enum ldprof_shm_flags). */
 SHIM_HIDDEN void shim_flag(uint32_t flags);
+
+/* Copy a name into the string area; its offset, or UINT32_MAX when full. */
+SHIM_HIDDEN uint32_t shim_copy_string(const char *s);
 
 /*
  * Point an object's constructor and destructor entries in .dynamic at

@@ -17,21 +17,17 @@ import subprocess
 import sys
 import time
 
+from elfimage import ELFError, ELFFile
+
 
 def is_dynamic_elf(path):
-    """An ELF file with a PT_INTERP: what ld.so starts (ldd's question)."""
+    """A 64-bit ELF file with a PT_INTERP: what ld.so starts (ldd's question)."""
     try:
         with open(path, "rb") as f:
-            h = f.read(64)
-            if len(h) < 64 or h[:4] != b"\x7fELF" or h[4] != 2:
-                return False
-            phoff = int.from_bytes(h[32:40], "little")
-            phnum = int.from_bytes(h[56:58], "little")
-            f.seek(phoff)
-            ph = f.read(56 * phnum)
-    except OSError:
+            elf = ELFFile(f)
+            return elf.elfclass == 64 and any(s["p_type"] == "PT_INTERP" for s in elf.iter_segments())
+    except (OSError, ELFError):
         return False
-    return any(int.from_bytes(ph[i:i + 4], "little") == 3 for i in range(0, len(ph), 56))
 
 
 def programs(directory):

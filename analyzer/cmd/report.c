@@ -1,5 +1,4 @@
 /* ldprof report: the report of a saved trace, in any format, on any machine. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +6,7 @@
 
 #include "base/textsafe.h"
 #include "cmd/commands.h"
-#include "render/output.h"
+#include "cmd/common-options.h"
 #include "model/saved.h"
 
 const char usage_report[] =
@@ -17,57 +16,12 @@ const char usage_report[] =
 	"'ldprof run', in any format, on any machine. The binaries are not needed;\n"
 	"when a file on disk is no longer the one that ran (build-id, or size and\n"
 	"mtime), the report says so. A trace cut short is read up to its last whole\n"
-	"section, with a warning.\n"
-	"\n"
-	"Options:\n" OUT_USAGE
-	"      --info          show what the trace holds (machine, environment,\n"
-	"                      objects and their build-ids) instead of the report\n"
-	"  -h, --help          show this help\n"
+	"section, with a warning.\n";
+
+const char epilogue_report[] =
 	"\n"
 	"Exit status: 0 when a report was printed, 1 when it could not be written,\n"
 	"2 for bad options or a FILE that is not a readable trace.\n";
-
-enum { OPT_INFO = 2000 };
-
-static const struct option long_opts[] = {
-	OUT_LONG_OPTIONS,
-	{"info", no_argument, NULL, OPT_INFO},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
-/* Returns -1 to go on, or an exit status. */
-static int parse(int argc, char **argv, struct out_opts *out, bool *info)
-{
-	int c, handled;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
-		if ((handled = out_option(c, optarg, out, "report"))) {
-			if (handled < 0)
-				return EXIT_USAGE;
-			continue;
-		}
-		switch (c) {
-		case OPT_INFO:
-			*info = true;
-			break;
-		case 'h':
-			return print_usage(find_command("report"), stdout);
-		case ':':
-			return usage_error("report", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return usage_error("report", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return usage_error("report", "no trace file given");
-	if (optind + 1 < argc)
-		return usage_error("report", "one trace file at a time ('%s' is extra)",
-				   argv[optind + 1]);
-	return -1;
-}
 
 /* A string from the file, which may hold anything: escaped for the terminal. */
 static const char *or_unknown(const char *s)
@@ -118,7 +72,7 @@ static void print_info(const char *path, const struct trace *t, const struct tra
 		printf("  (%zu sections of newer types skipped)\n", fi->unknown_skipped);
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(const struct command *cmd, int argc, char **argv)
 {
 	struct out_opts out = {0};
 	struct tracefile_info fi;
@@ -126,25 +80,34 @@ int cmd_report(int argc, char **argv)
 	struct report rep;
 	struct errbuf err;
 	bool info = false;
-	int r = parse(argc, argv, &out, &info);
+	const struct opt opts[] = {
+		OPT_GROUP("Options:"),
+		REPORT_OUTPUT_OPTIONS(&out),
+		OPT_BOOL(0, "info", &info,
+			 "show what the trace holds (machine, environment,\n"
+			 "objects and their build-ids) instead of the report"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int first, r;
 
-	if (r >= 0)
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
-	if (saved_trace_open(argv[optind], &t, &fi, &rep, &err)) {
+	const char *file = argv[first];
+	if (saved_trace_open(file, &t, &fi, &rep, &err)) {
 		error_msg("%s", err.msg);
 		saved_trace_free(&t, &rep);
 		return EXIT_USAGE;
 	}
 	if (fi.warning[0])
-		warn_msg("%s: %s", argv[optind], fi.warning);
+		warn_msg("%s: %s", file, fi.warning);
+	r = EXIT_OK;
 	if (info) {
-		print_info(argv[optind], &t, &fi);
+		print_info(file, &t, &fi);
 	} else if (out_write(&out, &rep, &err)) {
 		error_msg("%s", err.msg);
 		r = EXIT_FAIL;
-	} else {
-		r = EXIT_OK;
 	}
 	saved_trace_free(&t, &rep);
-	return r < 0 ? EXIT_OK : r;
+	return r;
 }

@@ -194,6 +194,8 @@ int elfobj_open_memory(const char *name, const void *image, size_t size, struct 
 		       struct errbuf *err);
 void elfobj_close(struct elfobj *o);
 
+/* Access to the mapped image (elfmap.c). */
+
 /* The file offset of [vaddr, vaddr + size) inside one PT_LOAD; -ERANGE if none. */
 int elfobj_vaddr_to_offset(const struct elfobj *o, uint64_t vaddr, uint64_t size, uint64_t *off);
 
@@ -226,13 +228,17 @@ bool elf_kind_is_static(enum elf_kind k);
 const char *elf_kind_name(enum elf_kind k);
 const char *elf_hash_style_name(enum elf_hash_style s);
 
-/* Count relocations by kind and list the symbolic ones (elfreloc.c). */
-int elfobj_read_relocs(struct elfobj *o, struct errbuf *err);
-
-/* Hash tables and versions (elfsym.c), before the relocations. */
+/*
+ * The steps of opening, in the order elfobj.c's parse() drives them:
+ * hash tables and versions (elfsym.c); the relocation counts, which say
+ * how many symbols the relocations name (elfreloc.c); the symbol table,
+ * sized to cover both (elfsym.c); the relocations that take a symbol
+ * lookup (elfreloc.c).
+ */
 int elfobj_read_symbols(struct elfobj *o, struct errbuf *err);
-/* The symbol table, sized to cover min_count symbols (elfsym.c). */
+int elfobj_read_relocs(struct elfobj *o, uint32_t *nsyms_named, struct errbuf *err);
 int elfobj_finish_symtab(struct elfobj *o, uint32_t min_count, struct errbuf *err);
+int elfobj_read_symrefs(struct elfobj *o, struct errbuf *err);
 
 /* The version of symbol i as ld.so sees it (a zero entry when unversioned). */
 extern const struct elf_version elfobj_no_version;

@@ -283,14 +283,22 @@ static int read_tables(struct elfobj *o, struct table *rela, struct table *rel, 
 	return 0;
 }
 
-int elfobj_read_relocs(struct elfobj *o, struct errbuf *err)
+/* Whether the PLT relocations are RELA (DT_PLTREL; RELA when absent). */
+static bool plt_is_rela(const struct elfobj *o)
+{
+	const GElf_Dyn *pltrel = elfobj_dyn(o, DT_PLTREL);
+
+	return !pltrel || pltrel->d_un.d_val == DT_RELA;
+}
+
+int elfobj_read_relocs(struct elfobj *o, uint32_t *nsyms_named, struct errbuf *err)
 {
 	struct table rela, rel, plt, relr;
 	struct reloc_scan s = {0};
-	const GElf_Dyn *pltrel = elfobj_dyn(o, DT_PLTREL);
-	bool plt_rela = !pltrel || pltrel->d_un.d_val == DT_RELA;
+	bool plt_rela = plt_is_rela(o);
 	int r;
 
+	*nsyms_named = 0;
 	if (!o->dyn)
 		return 0;
 	if ((r = entsize_ok(o, DT_RELAENT, sizeof(Elf64_Rela), err)) ||
@@ -312,7 +320,20 @@ int elfobj_read_relocs(struct elfobj *o, struct errbuf *err)
 	if (s.max_sym == UINT32_MAX)
 		return set_err(err, -ENOEXEC, "%s: a relocation names symbol %u", o->path,
 			       s.max_sym);
-	if ((r = elfobj_finish_symtab(o, s.max_sym ? s.max_sym + 1 : 0, err)))
+	*nsyms_named = s.max_sym ? s.max_sym + 1 : 0;
+	return 0;
+}
+
+int elfobj_read_symrefs(struct elfobj *o, struct errbuf *err)
+{
+	struct table rela, rel, plt, relr;
+	bool plt_rela = plt_is_rela(o);
+	int r;
+
+	if (!o->dyn)
+		return 0;
+	/* The tables elfobj_read_relocs placed: this cannot fail then. */
+	if ((r = read_tables(o, &rela, &rel, &plt, &relr, plt_rela, err)))
 		return r;
 	build_symrefs(o, &rela, &plt, plt_rela);
 	return 0;

@@ -273,7 +273,9 @@ void analyze_run(const struct trace *t, const struct trace_run *r, struct run_br
 	for (int k = 0; k < M_COUNT; k++)
 		bd->elapsed_us[k] =
 			m[k] && m[k] >= m[M_EXEC] ? trace_ticks_to_us(t, m[k] - m[M_EXEC]) : NAN;
-	bd->valid = r->profiled && r->shim_attached && m[M_VERSION] && m[M_CONSISTENT];
+	/* The validation step: nothing from data that fails it is analysed. */
+	bd->valid = r->profiled && r->shim_attached && !(r->shm_flags & TRACE_SHM_CORRUPT) &&
+		    trace_run_events_ok(t, r) && m[M_VERSION] && m[M_CONSISTENT];
 	if (!bd->valid)
 		return;
 	for (size_t i = 0; i < r->nev; i++) {

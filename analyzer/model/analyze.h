@@ -19,6 +19,7 @@ const char *phase_help(enum phase p);
 
 /* One profiled run, in microseconds; NAN where the run did not tell. */
 struct run_breakdown {
+	size_t run; /* index into trace.run (report_build sets it) */
 	bool valid; /* the shim recorded the loader's milestones */
 	double phase_us[PH_COUNT];
 	double elapsed_us[PH_COUNT +
@@ -90,7 +91,7 @@ struct report {
 	struct summary utime, stime, minflt, maxrss;
 	struct report_object *objs;
 	size_t nobjs;
-	struct run_breakdown *bd; /* the valid counted profiled runs, in run order */
+	struct run_breakdown *bd; /* every counted profiled run, valid or not, in run order */
 	size_t nbd;
 	bool have_overhead;
 	double overhead_us, overhead_pct, overhead_minflt;
@@ -113,11 +114,20 @@ struct report {
 };
 
 void report_build(const struct trace *t, struct report *rep);
+/* The breakdown of t->run[run], or NULL when it is not a counted profiled run. */
+const struct run_breakdown *report_breakdown(const struct report *rep, size_t run);
+/* The indices into rep->bd of the valid breakdowns, in run order; returns how many. */
+size_t report_valid_breakdowns(const struct report *rep, size_t *idx);
 /* Append a note (allocated; NULL is ignored). */
 void report_add_note(struct report *rep, char *note);
 
-/* The static-link estimate and ranked advice (verdict.c); report_build calls it. */
-void verdict_build(const struct trace *t, struct report *rep);
+/*
+ * The static-link estimate and ranked advice (verdict.c); report_build calls
+ * it. Returns how many caveats it put in notes (allocated), for report_build
+ * to add to the report's notes.
+ */
+enum { VERDICT_NOTES = 2 };
+size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERDICT_NOTES]);
 
 /*
  * Each phase's median contribution over the runs bd[pick[0..n)]: the median

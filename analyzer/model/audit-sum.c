@@ -5,6 +5,7 @@
 
 #include "model/analyze.h"
 #include "model/audit.h"
+#include "model/model.h"
 #include "run/profile.h"
 #include "base/words.h"
 
@@ -53,7 +54,7 @@ void audit_summarize(struct audit *a)
 		qsort(a->lib, a->nlib, sizeof *a->lib, by_total);
 }
 
-static void measure_one(const struct audit_opts *o, struct audit_entry *e)
+void audit_measure(const struct audit_opts *o, struct audit_entry *e)
 {
 	struct profile_opts po;
 	struct trace t = {0};
@@ -72,7 +73,7 @@ static void measure_one(const struct audit_opts *o, struct audit_entry *e)
 	po.plan.warmup = 1;
 	po.plan.plain = false;
 	po.timeout_s = o->timeout_s;
-	if (profile_program(&po, (int)nargs + 1, argv, &t) == 0) {
+	if (model_profile_program(&po, (int)nargs + 1, argv, &t) == 0) {
 		struct report rep;
 		report_build(&t, &rep);
 		e->measured_us = rep.total.median;
@@ -83,13 +84,6 @@ static void measure_one(const struct audit_opts *o, struct audit_entry *e)
 	trace_free(&t);
 	free(argv);
 	free(args);
-}
-
-void audit_measure(const struct audit_opts *o, struct audit *a)
-{
-	for (size_t i = 0; i < a->n && !audit_stopped(); i++)
-		if (a->e[i].kind == AK_DYNAMIC)
-			measure_one(o, &a->e[i]);
 }
 
 void audit_free(struct audit *a)

@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,18 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/interrupt.h"
 #include "model/audit-wire.h"
 #include "model/deps-report.h"
 #include "model/model.h"
 #include "ldso/resolve.h"
-
-static volatile sig_atomic_t stop;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 /* ---- finding the files ---- */
 
@@ -91,7 +83,7 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 	struct stat t;
 
 	(void)ftw;
-	if (stop)
+	if (interrupt_requested())
 		return 1;
 	if (type == FTW_SLN || (type == FTW_SL && stat(path, &t))) {
 		add_error(f->a, path, "broken symbolic link");
@@ -126,7 +118,7 @@ static void find_files(const struct audit_opts *o, struct audit *a, struct found
 	memset(f, 0, sizeof *f);
 	f->a = a;
 	walk_state = f;
-	for (size_t i = 0; i < o->npaths && !stop; i++) {
+	for (size_t i = 0; i < o->npaths && !interrupt_requested(); i++) {
 		struct stat st;
 		if (lstat(o->paths[i], &st)) {
 			add_error(a, o->paths[i], strerror(errno));
@@ -287,7 +279,7 @@ static void progress(const struct audit_opts *o, size_t done, size_t total, cons
 static void run_worker(struct ldenv *env, const struct model_coefs *m, const struct found *f,
 		       unsigned k, unsigned jobs, int fd)
 {
-	for (size_t i = k; i < f->n && !stop; i += jobs) {
+	for (size_t i = k; i < f->n && !interrupt_requested(); i += jobs) {
 		struct audit_entry e;
 		analyze_file(env, m, f->paths[i], &e);
 		if (wire_send(fd, &e))
@@ -344,7 +336,6 @@ static int run_parallel(const struct audit_opts *o, struct ldenv *env, const str
 
 int audit_run(const struct audit_opts *o, struct audit *a, struct errbuf *err)
 {
-	struct sigaction sa = {.sa_handler = on_sigint}, old;
 	struct ldenv env;
 	struct ldenv_options eo = {0};
 	struct found f;
@@ -354,26 +345,25 @@ int audit_run(const struct audit_opts *o, struct audit *a, struct errbuf *err)
 	model_load(&a->model);
 	if ((r = ldenv_init(&env, &eo, err)))
 		return r;
-	stop = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	interrupt_begin();
 	find_files(o, a, &f);
 	if (o->jobs > 1 && f.n > 1) {
 		r = run_parallel(o, &env, &f, a, err);
 	} else {
-		for (size_t i = 0; i < f.n && !stop; i++) {
+		for (size_t i = 0; i < f.n && !interrupt_requested(); i++) {
 			struct audit_entry e;
 			analyze_file(&env, &a->model, f.paths[i], &e);
 			add_entry(a, &e);
 			progress(o, i + 1, f.n, f.paths[i]);
 		}
 	}
-	if (!r && o->measure && !stop)
-		audit_measure(o, a);
-	a->interrupted = stop;
-	if (stop)
+	for (size_t i = 0; !r && o->measure && i < a->n && !interrupt_requested(); i++)
+		if (a->e[i].kind == AK_DYNAMIC)
+			audit_measure(o, &a->e[i]);
+	a->interrupted = interrupt_requested();
+	if (a->interrupted)
 		progress(o, f.n, f.n, NULL);
-	sigaction(SIGINT, &old, NULL);
+	interrupt_end();
 	audit_summarize(a);
 	for (size_t i = 0; i < f.n; i++)
 		free(f.paths[i]);
@@ -381,9 +371,4 @@ int audit_run(const struct audit_opts *o, struct audit *a, struct errbuf *err)
 	free(f.ids);
 	ldenv_free(&env);
 	return r;
-}
-
-bool audit_stopped(void)
-{
-	return stop;
 }

@@ -68,12 +68,10 @@ void audit_free(struct audit *a);
 
 /* audit-sum.c: rank the entries (worst first) and total the libraries. */
 void audit_summarize(struct audit *a);
-/* --measure: run each dynamic program under `run` and keep its figures. */
-void audit_measure(const struct audit_opts *o, struct audit *a);
-/* SIGINT arrived during the audit. */
-bool audit_stopped(void);
+/* --measure: run one dynamic program under `run` and keep its figures. */
+void audit_measure(const struct audit_opts *o, struct audit_entry *e);
 
-/* audit-render.c */
+/* render/audit-text.c */
 struct out_opts;
 int audit_write(const struct out_opts *out, const struct audit *a, size_t top, struct errbuf *err);
 

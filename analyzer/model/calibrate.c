@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/interrupt.h"
 #include "model/compare.h"
 #include "run/machine.h"
 #include "model/model.h"
@@ -218,7 +219,7 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 	}
 	if (o->log)
 		fprintf(o->log, "running %zu programs interleaved...\n", n);
-	r = profile_programs(&o->prof, n, cmds, t, false);
+	r = model_profile_programs(&o->prof, n, cmds, t, false);
 	for (size_t i = 0; !r && i < n; i++) {
 		struct report rep;
 		report_build(&t[i], &rep);
@@ -258,7 +259,7 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	 */
 	po.plan.runs = po.plan.runs * 5 > 1000 ? po.plan.runs * 5 : 1000;
 	memset(t, 0, sizeof t);
-	r = profile_programs(&po, 2, cmds, t, true);
+	r = model_profile_programs(&po, 2, cmds, t, true);
 	if (!r) {
 		compare_build(&t[0], &t[1], &c);
 		m->dynamic_fixed_us = c.diff.median;
@@ -350,9 +351,17 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 		res->names[i] = xstrdup(ps[i].name);
 	if ((r = build_all(res->workdir, ps, res->n, o->log, err)))
 		return r;
-	if (measure(o, res->workdir, ps, res->n, res) ||
-	    dynamic_fixed(o, res->workdir, &res->coefs))
-		return set_err(err, EIO, "calibration runs failed");
+	/* One Ctrl-C scope for all the measurements: the second one ends ldprof. */
+	interrupt_begin();
+	r = measure(o, res->workdir, ps, res->n, res) ||
+	    dynamic_fixed(o, res->workdir, &res->coefs);
+	if (interrupt_requested())
+		r = set_err(err, EINTR, "interrupted: no calibration written");
+	else if (r)
+		r = set_err(err, EIO, "calibration runs failed");
+	interrupt_end();
+	if (r)
+		return r;
 	fit(res);
 	res->coefs.valid = res->coefs.calibrated = true;
 	describe_machine(&res->coefs);

@@ -62,12 +62,15 @@ out:
 static void phases(struct compare *c)
 {
 	const struct run_breakdown *bd[2] = {c->rep[0].bd, c->rep[1].bd};
-	size_t n[2] = {c->rep[0].nbd, c->rep[1].nbd}, *pick[2];
+	size_t n[2], *pick[2], *valid[2];
 	double *buf, est[2][PH_COUNT], (*d)[PH_COUNT] = xmalloc(ROUNDS * sizeof *d);
 	uint64_t seed = 0xda3e39cb94b95bdbull;
 
-	for (int s = 0; s < 2; s++)
-		pick[s] = xmalloc((n[s] + 1) * sizeof *pick[s]);
+	for (int s = 0; s < 2; s++) {
+		pick[s] = xmalloc((c->rep[s].nbd + 1) * sizeof *pick[s]);
+		valid[s] = xmalloc((c->rep[s].nbd + 1) * sizeof *valid[s]);
+		n[s] = report_valid_breakdowns(&c->rep[s], valid[s]);
+	}
 	buf = xmalloc((n[0] + n[1] + 1) * sizeof *buf);
 	for (int p = 0; p < PH_COUNT; p++) {
 		c->phase[p].a_us = n[0] ? c->rep[0].phase[p].median : NAN;
@@ -78,7 +81,7 @@ static void phases(struct compare *c)
 	for (int r = 0; r < ROUNDS; r++) {
 		for (int s = 0; s < 2; s++) {
 			for (size_t i = 0; i < n[s]; i++)
-				pick[s][i] = bootstrap_rand(&seed) % n[s];
+				pick[s][i] = valid[s][bootstrap_rand(&seed) % n[s]];
 			phase_estimates(bd[s], pick[s], n[s], buf, est[s]);
 		}
 		for (int p = 0; p < PH_COUNT; p++)
@@ -98,8 +101,10 @@ static void phases(struct compare *c)
 		pd->significant = pd->diff.lo > 0 || pd->diff.hi < 0;
 	}
 out:
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 2; s++) {
 		free(pick[s]);
+		free(valid[s]);
+	}
 	free(buf);
 	free(d);
 }

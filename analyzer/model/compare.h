@@ -8,7 +8,6 @@
 #include <stdbool.h>
 
 #include "model/analyze.h"
-#include "render/output.h"
 
 struct interval {
 	double median, lo, hi; /* an estimate and its 95% CI */

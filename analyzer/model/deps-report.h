@@ -64,10 +64,6 @@ void deps_text_unused(FILE *f, const struct deps_report *r);
 void deps_text_missing(FILE *f, const struct deps_report *r);
 
 struct json;
-/* Analyse files on threads workers, writing in order (deps-run.c);
-   returns the exit status. */
-int deps_run(struct ldenv *env, const struct deps_options *opt, char **files, int nfiles,
-	     int threads, struct json *j);
 void deps_json_loader(struct json *j, const struct ldenv *env, const struct deps_options *opt);
 void deps_json_file(struct json *j, const struct deps_report *r, const struct deps_options *opt);
 

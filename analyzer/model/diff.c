@@ -33,8 +33,10 @@ int diff_parse_threshold(const char *s, struct diff_threshold *th)
 struct side {
 	double *totals; /* the counted runs the report's total is about */
 	size_t ntotals;
-	const struct run_breakdown *bd; /* the report's valid profiled runs */
+	const struct run_breakdown *bd; /* the report's counted profiled runs */
 	size_t nbd;
+	size_t *valid; /* indices into bd of the valid ones */
+	size_t nvalid;
 };
 
 static void side_init(const struct report *rep, struct side *s)
@@ -45,11 +47,14 @@ static void side_init(const struct report *rep, struct side *s)
 	s->ntotals = trace_counted_totals(t, rep->profiled, s->totals);
 	s->bd = rep->bd;
 	s->nbd = rep->nbd;
+	s->valid = xmalloc((rep->nbd + 1) * sizeof *s->valid);
+	s->nvalid = report_valid_breakdowns(rep, s->valid);
 }
 
 static void side_free(struct side *s)
 {
 	free(s->totals);
+	free(s->valid);
 }
 
 /* Matching key: the role for the executable and ld.so, else soname or file name. */
@@ -102,7 +107,8 @@ static void match_libs(struct diff *d)
 	}
 }
 
-/* Per valid run, one object's total (load + reloc + init + fini); NaN where not seen. */
+/* Per breakdown, one object's total (load + reloc + init + fini); NaN where not
+   seen or the run is not valid. */
 static double *object_column(const struct side *s, const struct trace_object *o,
 			     const struct trace *t)
 {
@@ -114,7 +120,7 @@ static double *object_column(const struct side *s, const struct trace_object *o,
 		double part[4] = {bd->load_us[id], bd->reloc_us[id], bd->init_us[id],
 				  bd->fini_us[id]};
 		col[i] = NAN;
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; bd->valid && k < 4; k++)
 			if (!isnan(part[k]))
 				col[i] = (isnan(col[i]) ? 0 : col[i]) + part[k];
 	}
@@ -134,6 +140,13 @@ static void pick_runs(size_t *pick, size_t n, uint64_t *seed)
 		pick[i] = bootstrap_rand(seed) % n;
 }
 
+/* As pick_runs over the valid breakdowns: indices into s->bd. */
+static void pick_valid(size_t *pick, const struct side *s, uint64_t *seed)
+{
+	for (size_t i = 0; i < s->nvalid; i++)
+		pick[i] = s->valid[bootstrap_rand(seed) % s->nvalid];
+}
+
 /* The statistics of one side over the picked runs: pt of the totals, pv of the valid ones. */
 static void stats_of(const struct diff *d, const struct boot *bo, const struct side *s, int k,
 		     const size_t *pt, const size_t *pv, double *buf, double *out)
@@ -141,13 +154,13 @@ static void stats_of(const struct diff *d, const struct boot *bo, const struct s
 	double est[PH_COUNT];
 
 	out[0] = median_picked(s->totals, pt, s->ntotals, buf);
-	if (d->phases && s->nbd)
-		phase_estimates(s->bd, pv, s->nbd, buf, est);
+	if (d->phases && s->nvalid)
+		phase_estimates(s->bd, pv, s->nvalid, buf, est);
 	for (int p = 0; p < PH_COUNT; p++)
-		out[1 + p] = d->phases && s->nbd ? est[p] : NAN;
+		out[1 + p] = d->phases && s->nvalid ? est[p] : NAN;
 	for (size_t j = 0; j < d->nlibs; j++)
 		out[1 + PH_COUNT + j] =
-			bo->col[k][j] ? median_picked(bo->col[k][j], pv, s->nbd, buf) : NAN;
+			bo->col[k][j] ? median_picked(bo->col[k][j], pv, s->nvalid, buf) : NAN;
 }
 
 static void bootstrap(const struct diff *d, struct boot *bo, const struct side s[2])
@@ -162,7 +175,7 @@ static void bootstrap(const struct diff *d, struct boot *bo, const struct side s
 	for (int r = 0; r < ROUNDS; r++) {
 		for (int k = 0; k < 2; k++) {
 			pick_runs(pt, s[k].ntotals, &seed);
-			pick_runs(pv, s[k].nbd, &seed);
+			pick_valid(pv, &s[k], &seed);
 			stats_of(d, bo, &s[k], k, pt, pv, buf, st[k]);
 		}
 		for (size_t i = 0; i < bo->nstat; i++)
@@ -264,7 +277,7 @@ void diff_build(const struct report *before, const struct report *after,
 	d->threshold = *th;
 	side_init(before, &s[0]);
 	side_init(after, &s[1]);
-	d->phases = before->profiled && after->profiled && s[0].nbd && s[1].nbd;
+	d->phases = before->profiled && after->profiled && s[0].nvalid && s[1].nvalid;
 	if (d->phases)
 		match_libs(d);
 	bo.nstat = 1 + PH_COUNT + d->nlibs;

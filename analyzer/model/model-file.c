@@ -13,6 +13,19 @@
 
 #define MAGIC "ldprof-calibration"
 
+/* The features' names: the calibration file's keys, and the JSON reports'. */
+static const char *const feat_names[MODEL_NFEAT] = {
+	[MF_RELATIVE] = "relative", [MF_RELR] = "relr",	    [MF_LOOKUPS] = "lookups",
+	[MF_PROBES] = "probes",	    [MF_BLOOM] = "bloom",   [MF_CHAIN] = "chain",
+	[MF_STRCMPS] = "strcmps",   [MF_CACHED] = "cached", [MF_TLS] = "tls",
+	[MF_IFUNC] = "ifunc",	    [MF_PAGES] = "pages",   [MF_OBJECTS] = "objects",
+};
+
+const char *model_feat_name(enum model_feat f)
+{
+	return feat_names[f];
+}
+
 /*
  * Fallbacks when this machine was never calibrated: the coefficients of a
  * calibration on the reference machine (2-vCPU AMD EPYC VM, Linux 6.18,

@@ -11,18 +11,6 @@
 #include "ldso/resolve.h"
 #include "ldso/symbind.h"
 
-static const char *const feat_names[MODEL_NFEAT] = {
-	[MF_RELATIVE] = "relative", [MF_RELR] = "relr",	    [MF_LOOKUPS] = "lookups",
-	[MF_PROBES] = "probes",	    [MF_BLOOM] = "bloom",   [MF_CHAIN] = "chain",
-	[MF_STRCMPS] = "strcmps",   [MF_CACHED] = "cached", [MF_TLS] = "tls",
-	[MF_IFUNC] = "ifunc",	    [MF_PAGES] = "pages",   [MF_OBJECTS] = "objects",
-};
-
-const char *model_feat_name(enum model_feat f)
-{
-	return feat_names[f];
-}
-
 double model_object_us(const struct model_coefs *m, const double feat[MODEL_NFEAT])
 {
 	double us = 0;

@@ -18,6 +18,18 @@
  */
 int model_features(struct trace *t, struct errbuf *err);
 
+struct profile_opts;
+struct profile_cmd;
+/*
+ * profile_program(s) (run/profile.h), then what a report needs besides the
+ * runs and the ELF facts (model-run.c): the cost model's coefficients and
+ * each object's counts (model_features; a warning when the analyzer cannot
+ * replay the program), for each dynamic program.
+ */
+int model_profile_program(const struct profile_opts *o, int argc, char **argv, struct trace *t);
+int model_profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
+			   struct trace *traces, bool for_compare);
+
 /* The counts of every object ld.so would load for path, summed. */
 int model_process_features(const char *path, double feat[MODEL_NFEAT], struct errbuf *err);
 

@@ -1,6 +1,5 @@
 /* Summaries over runs: the numbers every renderer prints. */
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +14,11 @@ char *describe_status(int st)
 	if (WIFEXITED(st))
 		return xasprintf("exit status %d", WEXITSTATUS(st));
 	if (WIFSIGNALED(st)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(st));
-		return abbrev ? xasprintf("killed by SIG%s%s", abbrev,
-					  WCOREDUMP(st) ? " (core dumped)" : "")
-			      : xasprintf("killed by signal %d", WTERMSIG(st));
+		char name[SIGNAL_NAME_MAX];
+		return signal_name(WTERMSIG(st), name)
+			       ? xasprintf("killed by %s%s", name,
+					   WCOREDUMP(st) ? " (core dumped)" : "")
+			       : xasprintf("killed by signal %d", WTERMSIG(st));
 	}
 	return xasprintf("wait status %#x", st);
 }
@@ -254,15 +254,40 @@ static void summarize_breakdowns(const struct trace *t, struct run_breakdown *bd
 	}
 }
 
+static int first_status(const struct trace *t, bool profiled)
+{
+	for (size_t i = 0; i < t->nrun; i++)
+		if (trace_run_counted(&t->run[i], profiled))
+			return t->run[i].wait_status;
+	return 0;
+}
+
+/* Plain runs succeed, profiled ones fail: not the program's own failure. */
+static void note_profiled_failure(const struct trace *t, struct report *rep)
+{
+	char *prof = describe_status(first_status(t, true));
+	char *plain = describe_status(first_status(t, false));
+
+	note(rep,
+	     "the profiled runs fail but the plain runs do not (%s under ldprof, %s without "
+	     "it): ld.so fails under LD_AUDIT for this program%s%s%s",
+	     prof, plain, t->profiled_failure ? "; it said: \"" : "",
+	     t->profiled_failure ? t->profiled_failure : "", t->profiled_failure ? "\"" : "");
+	free(prof);
+	free(plain);
+}
+
 static void add_notes(const struct trace *t, struct report *rep)
 {
-	size_t missing = 0, overflow = 0, untimed = 0, unfinished = 0;
+	size_t missing = 0, overflow = 0, untimed = 0, unfinished = 0, corrupt = 0;
 
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
 		if (!trace_run_counted(r, true))
 			continue;
-		missing += !r->shim_attached;
+		corrupt += (r->shm_flags & TRACE_SHM_CORRUPT) ||
+			   (r->shim_attached && !trace_run_events_ok(t, r));
+		missing += !r->shim_attached && !(r->shm_flags & TRACE_SHM_CORRUPT);
 		unfinished += r->shim_attached && run_consistent_index(r) == r->nev;
 		overflow +=
 			(r->shm_flags & (LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW)) != 0;
@@ -279,7 +304,14 @@ static void add_notes(const struct trace *t, struct report *rep)
 		     "shim data missing in %zu of %zu runs: ld.so did not load the audit "
 		     "module, or it could not map its buffer",
 		     missing, rep->runs);
-	if (unfinished)
+	if (corrupt)
+		note(rep,
+		     "%zu %s had corrupt shim data: the program overwrote ldprof's record "
+		     "buffer; their records are left out, their wall times kept",
+		     corrupt, corrupt == 1 ? "run" : "runs");
+	if (trace_fails_only_profiled(t))
+		note_profiled_failure(t, rep);
+	else if (unfinished)
 		note(rep,
 		     "ld.so never finished loading in %zu of %zu runs: the program could not "
 		     "start (a missing library or symbol? run it directly, or with --show-output)",
@@ -335,6 +367,15 @@ static void overhead_ci(const struct trace *t, struct report *rep)
 	free(rq);
 }
 
+static void add_verdict(const struct trace *t, struct report *rep)
+{
+	char *caveats[VERDICT_NOTES];
+	size_t n = verdict_build(t, rep, caveats);
+
+	for (size_t i = 0; i < n; i++)
+		report_add_note(rep, caveats[i]);
+}
+
 void report_build(const struct trace *t, struct report *rep)
 {
 	struct series s = {xmalloc((t->nrun + 1) * sizeof(double)), 0};
@@ -353,6 +394,7 @@ void report_build(const struct trace *t, struct report *rep)
 			continue;
 		rep->runs++;
 		analyze_run(t, r, &bd[nbd]);
+		bd[nbd].run = i;
 		rep->valid_runs += bd[nbd].valid;
 		if (bd[nbd].valid && bd[nbd].reloc_by_model) {
 			rep->reloc_by_model = true;
@@ -378,17 +420,37 @@ void report_build(const struct trace *t, struct report *rep)
 		rep->overhead_minflt = rep->minflt.median - median_minflt(t, false, &s);
 		overhead_ci(t, rep);
 	}
-	verdict_build(t, rep);
+	add_verdict(t, rep);
 	add_notes(t, rep);
-	/* Keep the valid ones: compare and diff resample them. */
-	for (size_t i = 0; i < nbd; i++) {
-		if (bd[i].valid)
-			bd[rep->nbd++] = bd[i];
-		else
-			run_breakdown_free(&bd[i]);
-	}
+	/* Kept for the per-run renderers, and for compare and diff to resample. */
 	rep->bd = bd;
+	rep->nbd = nbd;
 	free(s.v);
+}
+
+const struct run_breakdown *report_breakdown(const struct report *rep, size_t run)
+{
+	size_t lo = 0, hi = rep->nbd;
+
+	/* rep->bd is in run order. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rep->bd[mid].run < run)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rep->nbd && rep->bd[lo].run == run ? &rep->bd[lo] : NULL;
+}
+
+size_t report_valid_breakdowns(const struct report *rep, size_t *idx)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->nbd; i++)
+		if (rep->bd[i].valid)
+			idx[n++] = i;
+	return n;
 }
 
 void report_free(struct report *rep)

@@ -134,25 +134,25 @@ static void nest(struct timeline *tl)
 	free(open);
 }
 
-void timeline_build(const struct trace *t, const struct trace_run *r, struct timeline *tl)
+void timeline_build(const struct report *rep, size_t run, struct timeline *tl)
 {
-	struct run_breakdown bd = {0};
+	const struct trace *t = rep->t;
+	const struct trace_run *r = &t->run[run];
+	const struct run_breakdown *bd = report_breakdown(rep, run);
 	int64_t bound[PH_COUNT + 1];
 
-	analyze_run(t, r, &bd);
 	add(tl, TL_RUN, TRACE_NO_OBJ, 0, event_ns(t, r, r->reap_ts));
-	if (bd.valid) {
+	if (bd && bd->valid) {
 		size_t consistent = run_consistent_index(r);
-		add_phases(tl, &bd, bound);
+		add_phases(tl, bd, bound);
 		run_load_gaps(t, r, add_load, &(struct walk){tl, t, r, TL_LOAD});
 		if (bound[PH_RELOCATE] >= 0)
-			add_relocs(tl, r, &bd, consistent, bound[PH_RELOCATE]);
+			add_relocs(tl, r, bd, consistent, bound[PH_RELOCATE]);
 		run_pairs(r, LDPROF_REC_INIT_BEGIN, LDPROF_REC_INIT_END, add_pair,
 			  &(struct walk){tl, t, r, TL_INIT});
 		run_pairs(r, LDPROF_REC_FINI_BEGIN, LDPROF_REC_FINI_END, add_pair,
 			  &(struct walk){tl, t, r, TL_FINI});
 	}
-	run_breakdown_free(&bd);
 	nest(tl);
 }
 

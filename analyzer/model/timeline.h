@@ -32,8 +32,11 @@ struct timeline {
 	size_t n, cap;
 };
 
-/* Lay out run r of t; tl must be zeroed. */
-void timeline_build(const struct trace *t, const struct trace_run *r, struct timeline *tl);
+/*
+ * Lay out rep->t->run[run] from the report's breakdown of it (only the run
+ * itself for a run without one); tl must be zeroed.
+ */
+void timeline_build(const struct report *rep, size_t run, struct timeline *tl);
 void timeline_free(struct timeline *tl);
 /* A slice's own time: its duration minus its direct children's. */
 int64_t timeline_self_ns(const struct timeline *tl, size_t i);

@@ -174,9 +174,10 @@ static int by_saving(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-static void caveats(const struct trace *t, struct report *rep)
+/* The verdict's caveats, as notes (allocated) for report_build to add. */
+static size_t caveats(const struct trace *t, char *notes[VERDICT_NOTES])
 {
-	size_t dl = 0, lazy = 0;
+	size_t dl = 0, lazy = 0, n = 0;
 
 	for (size_t i = 0; i < t->nobj; i++) {
 		dl += t->obj[i].dlopened;
@@ -184,27 +185,26 @@ static void caveats(const struct trace *t, struct report *rep)
 			t->obj[i].role != ROLE_LOADER;
 	}
 	if (lazy)
-		report_add_note(rep,
-				xasprintf("%zu objects bind their PLT lazily: each slot costs a "
-					  "lookup at its first call, after startup, which these "
-					  "figures do not count (a static build pays none)",
-					  lazy));
+		notes[n++] = xasprintf("%zu objects bind their PLT lazily: each slot costs a "
+				       "lookup at its first call, after startup, which these "
+				       "figures do not count (a static build pays none)",
+				       lazy);
 	if (dl)
-		report_add_note(rep,
-				xasprintf("the program dlopen()s %zu objects while it runs: a "
-					  "static build cannot, unless it keeps a dynamic loader "
-					  "for them",
-					  dl));
+		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
+				       "static build cannot, unless it keeps a dynamic loader "
+				       "for them",
+				       dl);
+	return n;
 }
 
-void verdict_build(const struct trace *t, struct report *rep)
+size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERDICT_NOTES])
 {
 	if (!rep->profiled || !rep->valid_runs || !rep->reloc_by_model || !t->model.valid)
-		return;
+		return 0;
 	static_link(t, rep);
 	drop_unused(t, rep);
 	reloc_advice(t, rep);
 	if (rep->nadvice) /* qsort(NULL, 0) is undefined */
 		qsort(rep->advice, rep->nadvice, sizeof *rep->advice, by_saving);
-	caveats(t, rep);
+	return caveats(t, notes);
 }

@@ -7,6 +7,7 @@
 #include "base/textsafe.h"
 #include "model/compare.h"
 #include "base/json.h"
+#include "render/output.h"
 #include "render/render.h"
 
 struct job {

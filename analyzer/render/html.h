@@ -1,7 +1,7 @@
 /*
- * Pieces of the HTML report (render-html.c): escaping, durations, and the
- * two SVG figures (html-svg.c), the median run's timeline and the
- * distribution of totals across runs.
+ * Pieces of the HTML report (report-html.c): escaping and durations
+ * (html.c), and the two SVG figures (report-html-svg.c), the median run's
+ * timeline and the distribution of totals across runs.
  */
 #ifndef LDPROF_HTML_H
 #define LDPROF_HTML_H

@@ -104,7 +104,7 @@ static void run_events(FILE *f, const struct report *rep, size_t run, int tid)
 {
 	struct timeline tl = {0};
 
-	timeline_build(rep->t, &rep->t->run[run], &tl);
+	timeline_build(rep, run, &tl);
 	for (size_t i = 0; i < tl.n; i++) {
 		const struct tl_slice *s = &tl.s[i];
 		fputs(",\n{\"name\":", f);

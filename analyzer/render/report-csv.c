@@ -4,7 +4,6 @@
  * per object. Columns are documented in docs/json.md.
  */
 #include <math.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -27,28 +26,29 @@ static void row_start(FILE *f, size_t n, const struct trace_run *r, const char *
 		fprintf(f, "%d", WEXITSTATUS(r->wait_status));
 	fputc(',', f);
 	if (WIFSIGNALED(r->wait_status)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(r->wait_status));
-		fprintf(f, "SIG%s", abbrev ? abbrev : "?");
+		char sig[SIGNAL_NAME_MAX];
+		signal_name(WTERMSIG(r->wait_status), sig);
+		fputs(sig, f);
 	}
 	fprintf(f, ",%s,", kind);
 	csv_field(f, name);
 	fprintf(f, ",%s", role);
 }
 
-static void breakdown_rows(FILE *f, const struct report *rep, size_t n, const struct trace_run *r)
+static void breakdown_rows(FILE *f, const struct report *rep, size_t n,
+			   const struct run_breakdown *bd)
 {
 	const struct trace *t = rep->t;
-	struct run_breakdown bd = {0};
+	const struct trace_run *r = &t->run[bd->run];
 
-	analyze_run(t, r, &bd);
-	for (int p = 0; bd.valid && p < PH_COUNT; p++) {
+	for (int p = 0; bd->valid && p < PH_COUNT; p++) {
 		row_start(f, n, r, "phase", phase_name(p), "");
-		num(f, bd.phase_us[p]);
+		num(f, bd->phase_us[p]);
 		fputs(",,,,\n", f);
 	}
-	for (size_t i = 0; bd.valid && i < rep->nobjs; i++) {
+	for (size_t i = 0; bd->valid && i < rep->nobjs; i++) {
 		uint32_t o = rep->objs[i].obj;
-		double part[4] = {bd.load_us[o], bd.reloc_us[o], bd.init_us[o], bd.fini_us[o]};
+		double part[4] = {bd->load_us[o], bd->reloc_us[o], bd->init_us[o], bd->fini_us[o]};
 		double sum = NAN;
 		for (int k = 0; k < 4; k++)
 			if (!isnan(part[k]))
@@ -59,7 +59,6 @@ static void breakdown_rows(FILE *f, const struct report *rep, size_t n, const st
 			num(f, part[k]);
 		fputc('\n', f);
 	}
-	run_breakdown_free(&bd);
 }
 
 void render_csv(FILE *f, const struct report *rep)
@@ -77,7 +76,8 @@ void render_csv(FILE *f, const struct report *rep)
 		row_start(f, n, r, "total", t->program, "");
 		num(f, trace_run_us(t, r));
 		fputs(",,,,\n", f);
-		if (r->profiled)
-			breakdown_rows(f, rep, n, r);
+		const struct run_breakdown *bd = report_breakdown(rep, i);
+		if (bd)
+			breakdown_rows(f, rep, n, bd);
 	}
 }

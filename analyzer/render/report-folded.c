@@ -66,11 +66,12 @@ static void add_stack(struct folded *fo, char *stack, int64_t ns)
 	fo->v[fo->n++] = (struct stack_total){stack, ns};
 }
 
-static void add_run(struct folded *fo, const struct trace *t, size_t run)
+static void add_run(struct folded *fo, const struct report *rep, size_t run)
 {
+	const struct trace *t = rep->t;
 	struct timeline tl = {0};
 
-	timeline_build(t, &t->run[run], &tl);
+	timeline_build(rep, run, &tl);
 	for (size_t i = 0; i < tl.n; i++)
 		add_stack(fo, stack_of(t, &tl, i), timeline_self_ns(&tl, i));
 	timeline_free(&tl);
@@ -84,7 +85,7 @@ void render_folded(FILE *f, const struct report *rep, bool all_runs)
 
 	for (size_t i = 0; i < rep->t->nrun; i++)
 		if (all_runs ? run_counted(rep, i) : i == median)
-			add_run(&fo, rep->t, i);
+			add_run(&fo, rep, i);
 	/* Rounding the running sum keeps the counts adding up to the rounded total. */
 	for (size_t i = 0; i < fo.n; i++) {
 		cum_ns += fo.v[i].ns;

@@ -117,7 +117,7 @@ void html_timeline_svg(FILE *f, const struct report *rep)
 		fputs("<p>No run with the shim's data to show.</p>\n", f);
 		return;
 	}
-	timeline_build(rep->t, &rep->t->run[run], &tl);
+	timeline_build(rep, run, &tl);
 	for (size_t i = 0; i < rep->nobjs; i++)
 		rows += object_shown(&rep->t->obj[rep->objs[i].obj]);
 	int64_t total = tl.s[0].end_ns;

@@ -1,6 +1,5 @@
 /* The "ldprof-run/1" JSON schema; documented in docs/json.md. */
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -120,9 +119,8 @@ static void status_fields(struct json *j, int st)
 	else
 		json_null(j, "exit_status");
 	if (WIFSIGNALED(st)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(st));
-		char name[32];
-		snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
+		char name[SIGNAL_NAME_MAX];
+		signal_name(WTERMSIG(st), name);
 		json_str(j, "signal", name);
 	} else {
 		json_null(j, "signal");
@@ -143,14 +141,12 @@ static void per_run(struct json *j, const struct report *rep)
 		json_num(j, "total_us", trace_run_us(t, r));
 		status_fields(j, r->wait_status);
 		json_int(j, "minflt", r->usage.minflt);
-		if (r->profiled) {
-			struct run_breakdown bd = {0};
-			analyze_run(t, r, &bd);
+		const struct run_breakdown *bd = report_breakdown(rep, i);
+		if (bd) {
 			json_arr_open(j, "phases_us");
 			for (int p = 0; p < PH_COUNT; p++)
-				json_num(j, NULL, bd.valid ? bd.phase_us[p] : NAN);
+				json_num(j, NULL, bd->valid ? bd->phase_us[p] : NAN);
 			json_arr_close(j);
-			run_breakdown_free(&bd);
 		}
 		json_obj_close(j);
 	}

@@ -4,16 +4,18 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/interrupt.h"
+#include "run/launch-wait.h"
 #include "base/tsc.h"
 
 extern char **environ;
@@ -158,6 +160,8 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 	memset(l, 0, sizeof *l);
 	l->shm.fd = -1;
 	l->devnull = -1;
+	l->stderr_fd = -1;
+	terminal_open(&l->tty);
 	l->path = xstrdup(o->path);
 	l->argv = o->argv;
 	l->show_output = o->show_output;
@@ -192,6 +196,7 @@ void launcher_fini(struct launcher *l)
 {
 	if (l->devnull >= 0)
 		close(l->devnull);
+	terminal_close(&l->tty);
 	shm_destroy(&l->shm);
 	free_env(l->env_plain);
 	free_env(l->env_profiled);
@@ -199,19 +204,23 @@ void launcher_fini(struct launcher *l)
 	memset(l, 0, sizeof *l);
 	l->shm.fd = -1;
 	l->devnull = -1;
+	l->stderr_fd = -1;
+	l->tty.fd = -1;
 }
 
 /* In the child: everything here happens before the clock starts. */
 static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
 {
-	sigset_t none;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	/* A group of its own, so that Ctrl-C can end all of the run. */
+	setpgid(0, 0);
+	if (l->tty_now)
+		terminal_give(&l->tty, getpid());
+	interrupt_restore_caller();
 	dup2(l->devnull, 0);
-	if (!l->show_output) {
+	if (l->stderr_fd >= 0) {
+		dup2(l->devnull, 1);
+		dup2(l->stderr_fd, 2);
+	} else if (!l->show_output) {
 		dup2(l->devnull, 1);
 		dup2(l->devnull, 2);
 	}
@@ -225,33 +234,6 @@ static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
 	_exit(127);
 }
 
-/* Wait with a timeout through a pidfd; without pidfds, wait without one. */
-static bool wait_exit(pid_t pid, double timeout_s)
-{
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	uint64_t deadline = mono_ns() + (uint64_t)(timeout_s * 1e9);
-	bool timed_out = false;
-
-	if (pidfd < 0 || timeout_s <= 0)
-		goto out;
-	for (;;) {
-		uint64_t now = mono_ns();
-		struct pollfd p = {.fd = pidfd, .events = POLLIN};
-		if (now >= deadline) {
-			timed_out = true;
-			kill(pid, SIGKILL);
-			break;
-		}
-		int ms = (int)((deadline - now) / 1000000u) + 1;
-		if (poll(&p, 1, ms) > 0)
-			break;
-	}
-out:
-	if (pidfd >= 0)
-		close(pidfd);
-	return timed_out;
-}
-
 static void fill_usage(struct run_usage *u, const struct rusage *ru)
 {
 	u->minflt = ru->ru_minflt;
@@ -261,39 +243,107 @@ static void fill_usage(struct run_usage *u, const struct rusage *ru)
 	u->stime_us = (double)ru->ru_stime.tv_sec * 1e6 + (double)ru->ru_stime.tv_usec;
 }
 
-int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
-		 struct errbuf *err)
+/* What the end of a run means: 0 for a sample, else -errno (launcher_run). */
+static int run_result(const struct launcher *l, const struct run_end *e, int status,
+		      struct errbuf *err)
 {
+	/* Believed only when the child exited 127 with no shim (shm_exec_errno). */
+	int exec_errno = shm_exec_errno(l->shm.hdr, l->shm.size, status);
+
+	if (exec_errno)
+		return set_err(err, exec_errno, "%s: cannot execute: %s", l->path,
+			       strerror(exec_errno));
+	if (e->interrupted)
+		return set_err(err, EINTR, "interrupted");
+	if (e->timed_out)
+		return set_err(err, ETIMEDOUT, "%s: killed after the %.3g s timeout", l->path,
+			       l->timeout_s);
+	if (e->tty_handed)
+		return set_err(err, EAGAIN, "%s: stopped until it had the terminal", l->path);
+	if (interrupt_take_suspended())
+		return set_err(err, EAGAIN, "%s: suspended (Ctrl-Z) during the run", l->path);
+	return 0;
+}
+
+/* Start the program once and reap it; r gets its status, usage and clock. */
+static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_t *pidp,
+		    struct errbuf *err)
+{
+	struct run_end e = {0};
 	struct rusage ru;
-	int status;
+	int status, pidfd, ret = 0;
 	pid_t pid;
 
-	shm_reset(&l->shm);
+	if (interrupt_requested())
+		return set_err(err, EINTR, "interrupted");
+	if ((ret = shm_reset(&l->shm, err)))
+		return ret;
 	if (l->preload)
 		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
+	l->tty_now = l->tty.give && terminal_ours(&l->tty);
+	interrupt_take_suspended();
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return set_err(err, errno, "fork: %s", strerror(errno));
 	if (pid == 0)
 		child(l, profiled);
-	r->timed_out = wait_exit(pid, l->timeout_s);
+	setpgid(pid, pid); /* as the child does: whichever runs first */
+	interrupt_set_group(pid);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	launch_wait(l, pid, pidfd, &e);
+	interrupt_set_group(0); /* before the reap frees its pid for reuse */
 	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR)
-			return set_err(err, errno, "wait4: %s", strerror(errno));
+		if (errno != EINTR) {
+			ret = set_err(err, errno, "wait4: %s", strerror(errno));
+			break;
+		}
 	r->reap_ts = tsc_now();
+	if (l->tty_now || e.tty_handed)
+		terminal_give(&l->tty, getpgrp()); /* back to ldprof */
+	if (pidfd >= 0)
+		close(pidfd);
+	if (ret)
+		return ret;
+	r->timed_out = e.timed_out;
 	r->profiled = profiled;
 	r->wait_status = status;
+	r->exec_ts = l->shm.hdr->exec_ts;
 	fill_usage(&r->usage, &ru);
-	if (l->shm.hdr->exec_errno)
-		return set_err(err, l->shm.hdr->exec_errno, "%s: cannot execute: %s", l->path,
-			       strerror(l->shm.hdr->exec_errno));
-	if (r->timed_out)
-		return set_err(err, ETIMEDOUT, "%s: killed after the %.3g s timeout", l->path,
-			       l->timeout_s);
-	if (!profiled) {
-		r->exec_ts = l->shm.hdr->exec_ts;
-		return 0;
+	*pidp = pid;
+	return run_result(l, &e, status, err);
+}
+
+int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
+		 struct errbuf *err)
+{
+	pid_t pid = 0;
+	int ret = run_once(l, profiled, r, &pid, err);
+
+	if (ret || !profiled)
+		return ret;
+	shm_collect(&l->shm, pid, t, r);
+	return 0;
+}
+
+char *launcher_stderr(struct launcher *l, bool profiled, size_t max)
+{
+	struct trace_run r = {0};
+	struct errbuf err;
+	char *text = NULL;
+	int fd = memfd_create("ldprof-stderr", MFD_CLOEXEC);
+	ssize_t n;
+	pid_t pid;
+
+	if (fd < 0)
+		return NULL;
+	l->stderr_fd = fd;
+	if (run_once(l, profiled, &r, &pid, &err) != -EINTR) {
+		text = xmalloc(max + 1);
+		n = pread(fd, text, max, 0);
+		text[n > 0 ? n : 0] = '\0';
 	}
-	return shm_decode(l->shm.hdr, l->shm.size, t, r, err);
+	l->stderr_fd = -1;
+	close(fd);
+	return text;
 }

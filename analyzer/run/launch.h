@@ -1,7 +1,10 @@
 /*
  * Starting the profiled program: one run is fork, a timestamp, execve, and
- * a reap. The program's stdio, fds, signal state and exit status are its own;
- * only LD_AUDIT, LD_PRELOAD and LDPROF_SHM are added to its environment.
+ * a reap. The program's stdio, fds, signal state and exit status are its own
+ * (it gets the caller's signal dispositions and mask, not ldprof's); only
+ * LD_AUDIT, LD_PRELOAD and LDPROF_SHM are added to its environment. Each run
+ * is a process group of its own, so that Ctrl-C ends all of it: SIGINT is
+ * passed on, and the group is killed after INTERRUPT_GRACE_NS.
  */
 #ifndef LDPROF_LAUNCH_H
 #define LDPROF_LAUNCH_H
@@ -9,6 +12,7 @@
 #include <stdbool.h>
 
 #include "run/shm.h"
+#include "run/terminal.h"
 #include "run/trace.h"
 #include "base/util.h"
 
@@ -21,7 +25,13 @@ struct launcher {
 	bool preload;	  /* the LD_PRELOAD part hooks main and exit */
 	double timeout_s; /* per run; 0 = none */
 	int devnull;
+	int stderr_fd; /* >= 0: the program's stderr goes here (a diagnostic run) */
+	struct terminal tty;
+	bool tty_now; /* this run starts with the terminal */
 };
+
+/* How long a run may take to exit after Ctrl-C passed SIGINT on to it. */
+#define INTERRUPT_GRACE_NS 1000000000ull
 
 struct launch_opts {
 	const char *path;
@@ -38,10 +48,19 @@ void launcher_fini(struct launcher *l);
 
 /*
  * Run the program once, with or without the shim, and decode what the shim
- * recorded into r. -errno with err set when the program could not be run.
+ * recorded into r. -errno with err set when the program could not be run;
+ * -EINTR when Ctrl-C cut the run short (or came before it), -EAGAIN when it
+ * stopped until it got the terminal (terminal.h) or Ctrl-Z suspended it:
+ * none of these is a sample.
  */
 int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
 		 struct errbuf *err);
+
+/*
+ * One more run, outside the measurement, with the program's stderr captured:
+ * its first max bytes (allocated), or NULL when it could not run.
+ */
+char *launcher_stderr(struct launcher *l, bool profiled, size_t max);
 
 /* Where the shim lives: $LDPROF_SHIM_DIR, next to the binary, or installed. */
 int find_shim(char **audit, char **preload, struct errbuf *err);

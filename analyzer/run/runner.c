@@ -1,20 +1,13 @@
 #include "run/runner.h"
 
+#include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/interrupt.h"
 #include "base/stats.h"
 #include "base/tsc.h"
-
-static volatile sig_atomic_t got_sigint;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	got_sigint = 1;
-}
 
 void run_plan_defaults(struct run_plan *p)
 {
@@ -62,10 +55,14 @@ static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t, 
 
 	r->warmup = warmup;
 	if (ret) {
-		free(r->ev); /* a run that never started is not a sample */
+		/*
+		 * A run that never started, that Ctrl-C cut short, or that
+		 * stopped for the terminal is not a sample.
+		 */
+		free(r->ev);
 		t->nrun--;
 	}
-	return ret;
+	return ret == -EAGAIN ? 0 : ret;
 }
 
 /* One round for one side: its profiled run, then its plain run. */
@@ -96,21 +93,59 @@ static bool side_done(const struct runner_side *sd, const struct run_plan *p, ui
 	       precise_enough(sd->t, kind, p->target_rel_ci);
 }
 
+/* The first line of the profiled stderr that a plain run does not print. */
+static char *first_new_line(const char *prof, const char *plain)
+{
+	for (const char *line = prof; line && *line;) {
+		size_t len = strcspn(line, "\n");
+		bool seen = false;
+		for (const char *q = plain; q && *q && !seen;) {
+			size_t qlen = strcspn(q, "\n");
+			seen = qlen == len && !memcmp(q, line, len);
+			q += qlen + (q[qlen] == '\n');
+		}
+		if (!seen && len)
+			return xasprintf("%.*s", (int)(len < 400 ? len : 400), line);
+		line += len + (line[len] == '\n');
+	}
+	return NULL;
+}
+
+/*
+ * The profiled runs fail where the plain ones succeed: ld.so itself fails
+ * under LD_AUDIT (it asserts on some programs). Its message went to the
+ * program's stderr, which the runs hide; one run of each kind more, with
+ * stderr captured, finds it without touching the measured runs.
+ */
+static void explain_profiled_failure(const struct runner_side *sd)
+{
+	enum { MAX = 64 * 1024 };
+	char *prof, *plain;
+
+	if (!sd->profiled || !trace_fails_only_profiled(sd->t))
+		return;
+	prof = launcher_stderr(sd->l, true, MAX);
+	plain = launcher_stderr(sd->l, false, MAX);
+	if (prof && plain) {
+		free(sd->t->profiled_failure);
+		sd->t->profiled_failure = first_new_line(prof, plain);
+	}
+	free(prof);
+	free(plain);
+}
+
 int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_plan *p,
 			 bool *interrupted, struct errbuf *err)
 {
-	struct sigaction sa = {.sa_handler = on_sigint}, old;
 	uint64_t start;
 	int r = 0;
 
-	got_sigint = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
-	for (unsigned long w = 0; w < p->warmup && !got_sigint && !r; w++)
+	interrupt_begin();
+	for (unsigned long w = 0; w < p->warmup && !r; w++)
 		for (size_t i = 0; i < n && !r; i++)
 			r = round_of(&sides[i], p, true, err);
 	start = mono_ns();
-	while (!r && !got_sigint) {
+	while (!r) {
 		bool done = true;
 		for (size_t i = 0; i < n && !r; i++)
 			r = round_of(&sides[i], p, false, err);
@@ -119,7 +154,11 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 		if (done)
 			break;
 	}
-	sigaction(SIGINT, &old, NULL);
-	*interrupted = got_sigint;
+	*interrupted = interrupt_requested();
+	if (r == -EINTR)
+		r = 0;
+	for (size_t i = 0; i < n && !r && !*interrupted; i++)
+		explain_profiled_failure(&sides[i]);
+	interrupt_end();
 	return r;
 }

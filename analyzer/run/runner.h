@@ -35,7 +35,10 @@ void run_plan_defaults(struct run_plan *p);
  * (A B A B ...), appending runs to each side's trace: its profiled run when
  * it has one, then its plain run when the plan asks for plain runs. Stops
  * when every side is precise enough. Returns 0, or -errno when a run failed
- * to start (err set). *interrupted is set when SIGINT stopped it.
+ * to start (err set). *interrupted is set when SIGINT stopped it; the run it
+ * cut short is dropped. When a side's profiled runs all fail where its plain
+ * ones succeed, one more run of each finds what the profiled one printed
+ * (trace.profiled_failure).
  */
 int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_plan *p,
 			 bool *interrupted, struct errbuf *err);

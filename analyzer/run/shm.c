@@ -5,42 +5,87 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-int shm_create(struct shm_buf *s, size_t size, struct errbuf *err)
-{
-	int fd = memfd_create("ldprof-records", MFD_CLOEXEC), r;
+#include "base/tsc.h"
 
-	memset(s, 0, sizeof *s);
-	s->fd = -1;
+/*
+ * Moved high so it never takes a number the program expects free: to
+ * SHM_FD_MIN or above, or, when the open-file limit is lower, to the
+ * highest free number under it.
+ */
+static int move_high(int fd, struct errbuf *err)
+{
+	struct rlimit rl;
+	int hi;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > SHM_FD_MIN) {
+		if ((hi = fcntl(fd, F_DUPFD_CLOEXEC, SHM_FD_MIN)) >= 0)
+			return hi;
+		return set_err(err, errno,
+			       "cannot move the record buffer to fd %d or above: %s (the open-file "
+			       "limit, ulimit -n, is %llu)",
+			       SHM_FD_MIN, strerror(errno), (unsigned long long)rl.rlim_cur);
+	}
+	/* Above 0-2, which the launcher points at /dev/null in the child. */
+	for (int want = (int)rl.rlim_cur - 1; want > 2; want--) {
+		if ((hi = fcntl(fd, F_DUPFD_CLOEXEC, want)) >= 0)
+			return hi;
+		if (errno != EMFILE)
+			return set_err(err, errno, "cannot move the record buffer to fd %d: %s", want,
+				       strerror(errno));
+	}
+	return set_err(err, EMFILE,
+		       "no fd free for the record buffer under the open-file limit of %llu; raise "
+		       "it with ulimit -n",
+		       (unsigned long long)rl.rlim_cur);
+}
+
+/* A new memfd of size bytes, mapped, moved high (move_high). */
+static int new_buffer(size_t size, int *fdp, struct ldprof_shm_header **hdrp, struct errbuf *err)
+{
+	int fd = memfd_create("ldprof-records", MFD_CLOEXEC), high = -1, r;
+	void *p;
+
 	if (fd < 0)
 		return set_err(err, errno, "memfd_create: %s", strerror(errno));
 	if (ftruncate(fd, (off_t)size)) {
 		r = set_err(err, errno, "memfd: %s", strerror(errno));
 		goto out;
 	}
-	/* Moved high so it never takes a number the program expects free. */
-	s->fd = fcntl(fd, F_DUPFD_CLOEXEC, SHM_FD_MIN);
-	if (s->fd < 0) {
-		r = set_err(err, errno, "cannot move the record buffer above fd %d: %s", SHM_FD_MIN,
-			    strerror(errno));
+	if ((high = move_high(fd, err)) < 0) {
+		r = high;
 		goto out;
 	}
-	s->hdr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
-	if (s->hdr == MAP_FAILED) {
-		s->hdr = NULL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, high, 0);
+	if (p == MAP_FAILED) {
 		r = set_err(err, errno, "mmap: %s", strerror(errno));
 		goto out;
 	}
-	s->size = size;
+	*hdrp = p;
+	*fdp = high;
+	high = -1;
 	r = 0;
 out:
 	close(fd);
-	if (r && s->fd >= 0) {
-		close(s->fd);
-		s->fd = -1;
-	}
+	if (high >= 0)
+		close(high);
 	return r;
+}
+
+int shm_create(struct shm_buf *s, size_t size, struct errbuf *err)
+{
+	int r;
+
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	if ((r = new_buffer(size, &s->fd, &s->hdr, err)))
+		return r;
+	s->size = size;
+	shm_init_header(s->hdr, size);
+	return 0;
 }
 
 void shm_destroy(struct shm_buf *s)
@@ -71,29 +116,32 @@ void shm_init_header(struct ldprof_shm_header *h, size_t size)
 	h->clock = LDPROF_CLOCK_TSC;
 }
 
-void shm_reset(struct shm_buf *s)
+/*
+ * A fresh buffer under the same fd number (the environment names it), so
+ * that a process of an earlier run that still maps the old one (an orphan)
+ * writes only there, where nobody reads.
+ */
+int shm_reset(struct shm_buf *s, struct errbuf *err)
 {
-	shm_init_header(s->hdr, s->size);
-}
+	struct ldprof_shm_header *hdr;
+	int fd, r;
 
-static int header_valid(const struct ldprof_shm_header *h, size_t size)
-{
-	return !memcmp(h->magic, LDPROF_SHM_MAGIC, sizeof h->magic) &&
-	       h->version == LDPROF_SHM_VERSION && h->header_size == sizeof *h &&
-	       h->record_size == sizeof(struct ldprof_record) && h->total_size == size &&
-	       h->records_off >= sizeof *h && h->clock == LDPROF_CLOCK_TSC &&
-	       h->records_off % _Alignof(struct ldprof_record) == 0 &&
-	       (uint64_t)h->records_off + (uint64_t)h->records_cap * h->record_size <= size &&
-	       (uint64_t)h->strings_off + h->strings_cap <= size;
-}
-
-static const char *string_at(const struct ldprof_shm_header *h, uint32_t off)
-{
-	const char *base = (const char *)h + h->strings_off;
-
-	if (off >= h->strings_cap || !memchr(base + off, '\0', h->strings_cap - off))
-		return NULL;
-	return base + off;
+	if ((r = new_buffer(s->size, &fd, &hdr, err)))
+		return r;
+	if (dup3(fd, s->fd, O_CLOEXEC) < 0) {
+		r = set_err(err, errno, "record buffer: dup3: %s", strerror(errno));
+		munmap(hdr, s->size);
+		close(fd);
+		return r;
+	}
+	close(fd);
+	munmap(s->hdr, s->size);
+	s->hdr = hdr;
+	shm_init_header(hdr, s->size);
+	/* The shim's first name lands here: allocated now, not in the child. */
+	((volatile char *)hdr)[hdr->strings_off] = 0;
+	s->reset_ts = tsc_now();
+	return 0;
 }
 
 /* Shim object index -> trace object + 1 for this run; 0 = unknown. */
@@ -124,13 +172,13 @@ static enum obj_role role_of(uint32_t flags, const char *name, uint16_t idx)
 static uint32_t note_objopen(struct trace *t, struct objmap *m, const struct ldprof_shm_header *h,
 			     const struct ldprof_record *rec, bool after_startup)
 {
-	const char *name = rec->u32 == UINT32_MAX ? NULL : string_at(h, rec->u32);
+	const char *name = rec->u32 == UINT32_MAX ? NULL : shm_string_at(h, rec->u32);
 	uint32_t flags = (uint32_t)rec->b;
 
 	if (!name)
 		name = "(name lost: string area full)";
 	enum obj_role role = role_of(flags, name, rec->obj);
-	uint32_t id = trace_intern(t, role == ROLE_EXECUTABLE ? t->program : name);
+	uint32_t id = trace_intern(t, role == ROLE_EXECUTABLE && t->program ? t->program : name);
 	struct trace_object *o = &t->obj[id];
 	o->role = role;
 	o->dlopened = o->dlopened || after_startup;
@@ -145,16 +193,23 @@ static uint32_t note_objopen(struct trace *t, struct objmap *m, const struct ldp
 	return id;
 }
 
-int shm_decode(const void *buf, size_t size, struct trace *t, struct trace_run *r,
-	       struct errbuf *err)
+int shm_decode(const void *buf, size_t size, const struct shm_expect *x, struct trace *t,
+	       struct trace_run *r, struct errbuf *err)
 {
 	const struct ldprof_shm_header *h = buf;
 	struct objmap m = {0};
 	bool after_startup = false;
+	int ret = shm_validate(buf, size, x, err);
 
-	if (size < sizeof *h || !header_valid(h, size))
-		return set_err(err, EPROTO, "record buffer: bad header (not an ldprof v%u buffer)",
-			       LDPROF_SHM_VERSION);
+	if (ret) {
+		r->shm_flags = TRACE_SHM_CORRUPT;
+		r->shim_attached = false;
+		/* The run's window is real; the header's start only if it lies in it. */
+		r->exec_ts = x ? x->start_ts : 0;
+		if (x && size >= sizeof *h && h->exec_ts >= x->start_ts && h->exec_ts <= x->end_ts)
+			r->exec_ts = h->exec_ts;
+		return ret;
+	}
 	r->exec_ts = h->exec_ts;
 	r->shm_flags = h->flags;
 	r->shim_attached = h->claimed != 0;
@@ -171,8 +226,6 @@ int shm_decode(const void *buf, size_t size, struct trace *t, struct trace_run *
 					 .u32 = rec->u32,
 					 .a = rec->a,
 					 .b = rec->b};
-		if (rec->type < LDPROF_REC_VERSION || rec->type > LDPROF_REC_SYMBIND)
-			continue; /* unknown types: skipped, as the format allows */
 		if (rec->type == LDPROF_REC_OBJOPEN)
 			ev.obj = note_objopen(t, &m, h, rec, after_startup);
 		else if (rec->obj != LDPROF_NO_OBJ)
@@ -183,4 +236,12 @@ int shm_decode(const void *buf, size_t size, struct trace *t, struct trace_run *
 	}
 	free(m.to_trace);
 	return 0;
+}
+
+void shm_collect(const struct shm_buf *s, pid_t pid, struct trace *t, struct trace_run *r)
+{
+	struct shm_expect x = {.start_ts = s->reset_ts, .end_ts = r->reap_ts, .pid = pid};
+	struct errbuf err;
+
+	shm_decode(s->hdr, s->size, &x, t, r, &err);
 }

@@ -6,34 +6,87 @@
 #ifndef LDPROF_SHM_H
 #define LDPROF_SHM_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "ldprof-record.h"
 #include "run/trace.h"
 #include "base/util.h"
 
-/* Lowest fd number for the buffer in the child: out of the program's way. */
+/*
+ * Lowest fd number for the buffer in the child: out of the program's way.
+ * Under an open-file limit at or below it, the highest free fd instead.
+ */
 #define SHM_FD_MIN 1000
 
 struct shm_buf {
-	int fd; /* >= SHM_FD_MIN, close-on-exec in the launcher */
+	int fd; /* >= SHM_FD_MIN (or near the limit), close-on-exec in the launcher */
 	size_t size;
 	struct ldprof_shm_header *hdr;
+	uint64_t reset_ts; /* when shm_reset made this buffer: before the fork */
 };
 
 /* A buffer of size bytes (a memfd mapped MAP_SHARED). */
 int shm_create(struct shm_buf *s, size_t size, struct errbuf *err);
 void shm_destroy(struct shm_buf *s);
-/* Write a fresh header; records and strings are left as they are. */
-void shm_reset(struct shm_buf *s);
+/*
+ * Before each run: a new buffer (a new memfd under the same fd number) with
+ * a fresh header. Never reused, so a process that outlives its run can
+ * only write into its own run's buffer.
+ */
+int shm_reset(struct shm_buf *s, struct errbuf *err);
 void shm_init_header(struct ldprof_shm_header *h, size_t size);
 
 /*
- * Decode a buffer into run r of trace t: validates the header, bounds every
- * record and string, interns objects. -EPROTO with err set when the buffer
- * is not a valid record of this version.
+ * What the launcher knows of a run, independently of the buffer, to check
+ * the buffer against: its window on the shim's clock and the pid it forked.
  */
-int shm_decode(const void *buf, size_t size, struct trace *t, struct trace_run *r,
-	       struct errbuf *err);
+struct shm_expect {
+	uint64_t start_ts; /* before the fork: exec_ts and every record are later */
+	uint64_t end_ts;   /* after the reap: every record is earlier */
+	pid_t pid;	   /* the launched process */
+};
+
+/*
+ * The record decoder, in two steps over a raw buffer of size bytes (any
+ * bytes: it reads nothing outside [buf, buf + size) and trusts nothing it
+ * has not checked). Suitable as a fuzz target's entry; buf must be 8-byte
+ * aligned (records are read in place), as a mapping or malloc's memory is,
+ * or the buffer is refused as a bad header.
+ *
+ * shm_validate checks the header (magic, version, sizes, offsets, the
+ * shim's fields; pid and start against x when x is not NULL) and every
+ * record: a known type, timestamps within [exec_ts, x->end_ts] and never
+ * decreasing (SYMBIND, a summary, excepted), object indices of objects
+ * already opened, names inside the string area, counts and durations that
+ * can be, milestones at most once. Returns 0; -EPROTO when the buffer is
+ * not an ldprof buffer of this version (a bad header); -EBADMSG when it is
+ * but its contents are corrupt. err says which record and why.
+ *
+ * shm_decode validates, then appends the records as events to run r and
+ * interns their objects in trace t (the executable under t->program when
+ * set, else under the name the shim recorded); returns 0 or shm_validate's -errno, in
+ * which case r gets no events, shim_attached false, shm_flags
+ * TRACE_SHM_CORRUPT, and an exec_ts inside the run's window (x's start when
+ * the header's is not, 0 without x).
+ */
+int shm_validate(const void *buf, size_t size, const struct shm_expect *x, struct errbuf *err);
+int shm_decode(const void *buf, size_t size, const struct shm_expect *x, struct trace *t,
+	       struct trace_run *r, struct errbuf *err);
+
+/* After a reap: decode s into r, or mark r's shim data corrupt. Never fails. */
+void shm_collect(const struct shm_buf *s, pid_t pid, struct trace *t, struct trace_run *r);
+
+/*
+ * The errno of a failed execve in the launcher's child, or 0: only when the
+ * child exited 127 and the buffer shows no shim ran, so that a program that
+ * overwrote the buffer is never reported as one that could not start.
+ */
+int shm_exec_errno(const void *buf, size_t size, int wait_status);
+
+/* Helpers for the decoder: a valid header; a name in the string area or NULL. */
+bool shm_header_valid(const struct ldprof_shm_header *h, size_t size);
+const char *shm_string_at(const struct ldprof_shm_header *h, uint32_t off);
 
 #endif

@@ -1,5 +1,7 @@
 #include "run/trace.h"
 
+#include "ldprof-record.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,8 +29,11 @@ void trace_free(struct trace *t)
 		free(t->obj[i].build_id);
 	}
 	free(t->obj);
-	for (size_t i = 0; i < t->nrun; i++)
+	for (size_t i = 0; i < t->nrun; i++) {
 		free(t->run[i].ev);
+		run_tree_free(t->run[i].tree);
+		free(t->run[i].tree);
+	}
 	free(t->run);
 	free(t->machine.hostname);
 	free(t->machine.kernel);
@@ -41,6 +46,7 @@ void trace_free(struct trace *t)
 	free(t->env);
 	free(t->cwd);
 	free(t->ldprof_version);
+	free(t->profiled_failure);
 	memset(t, 0, sizeof *t);
 }
 
@@ -92,6 +98,25 @@ void trace_load_facts(struct trace *t)
 	}
 }
 
+bool trace_run_events_ok(const struct trace *t, const struct trace_run *r)
+{
+	uint64_t last = r->exec_ts;
+
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->type < LDPROF_REC_VERSION || e->type > LDPROF_REC_SYMBIND ||
+		    (e->obj != TRACE_NO_OBJ && e->obj >= t->nobj) || e->ts < r->exec_ts ||
+		    (r->reap_ts && e->ts > r->reap_ts))
+			return false;
+		if (e->type == LDPROF_REC_SYMBIND)
+			continue; /* stamped with its last call, before the record it follows */
+		if (e->ts < last)
+			return false;
+		last = e->ts;
+	}
+	return true;
+}
+
 double trace_ticks_to_us(const struct trace *t, uint64_t ticks)
 {
 	return (double)ticks * 1e6 / t->tsc_hz;
@@ -105,6 +130,30 @@ double trace_run_us(const struct trace *t, const struct trace_run *r)
 bool trace_run_counted(const struct trace_run *r, bool profiled)
 {
 	return !r->warmup && r->profiled == profiled;
+}
+
+bool trace_fails_only_profiled(const struct trace *t)
+{
+	size_t profiled = 0, plain = 0;
+	int plain_status = 0;
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (trace_run_counted(r, false)) {
+			if (plain++ && r->wait_status != plain_status)
+				return false;
+			plain_status = r->wait_status;
+		}
+	}
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (!trace_run_counted(r, true))
+			continue;
+		if (r->wait_status == plain_status)
+			return false;
+		profiled++;
+	}
+	return plain && profiled;
 }
 
 size_t trace_counted_totals(const struct trace *t, bool profiled, double *out)

@@ -12,8 +12,16 @@
 
 #include "elf/elfobj.h"
 #include "model/model-coefs.h"
+#include "run/tree.h"
 
 #define TRACE_NO_OBJ UINT32_MAX
+
+/*
+ * In trace_run.shm_flags, set by the reader (never by the shim, whose
+ * flags are the low bits): the run's shim data failed validation and was
+ * dropped (shm_validate). The run's wall time is still real.
+ */
+#define TRACE_SHM_CORRUPT (1u << 31)
 
 enum obj_role {
 	ROLE_EXECUTABLE,
@@ -73,6 +81,8 @@ struct trace_run {
 	bool shim_attached; /* the shim claimed the buffer */
 	struct trace_event *ev;
 	size_t nev, cap;
+	/* With -f: every process of the workload in this run; NULL otherwise. */
+	struct run_tree *tree;
 };
 
 struct trace {
@@ -84,6 +94,8 @@ struct trace {
 	bool is_static;
 	double tsc_hz;
 	bool interrupted;	  /* SIGINT ended the runs early */
+	bool follow;		  /* -f: each run carries its process tree */
+	char *profiled_failure;	  /* what only the failing profiled runs print (ld.so's message) */
 	struct trace_object *obj; /* in order of first appearance */
 	size_t nobj, capobj;
 	struct trace_run *run;
@@ -112,11 +124,26 @@ void trace_load_facts(struct trace *t);
 
 double trace_ticks_to_us(const struct trace *t, uint64_t ticks);
 
+/*
+ * Whether a profiled run's events can be believed, whatever they came from
+ * (the record buffer, a trace file): known types, object indices inside
+ * t->obj, timestamps inside [exec_ts, reap_ts] and never decreasing (a
+ * SYMBIND summary excepted). The record buffer's own, finer checks are
+ * shm_validate's; this is what the analysis relies on.
+ */
+bool trace_run_events_ok(const struct trace *t, const struct trace_run *r);
+
 /* A run's total, from the last timestamp before execve to reaping, in microseconds. */
 double trace_run_us(const struct trace *t, const struct trace_run *r);
 
 /* Whether r is one of the counted runs (not warmup) of one kind: profiled or plain. */
 bool trace_run_counted(const struct trace_run *r, bool profiled);
+
+/*
+ * Whether the profiled runs all end otherwise than the plain runs, which all
+ * end alike: the program fails only under the shim (or ld.so's LD_AUDIT).
+ */
+bool trace_fails_only_profiled(const struct trace *t);
 
 /* The totals of the counted runs of one kind, in run order; out holds t->nrun. */
 size_t trace_counted_totals(const struct trace *t, bool profiled, double *out);

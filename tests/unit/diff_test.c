@@ -116,7 +116,7 @@ static void test_timeline(void)
 	report_build(&t, &rep);
 	size_t m = median_run(&rep);
 	CHECK(m < t.nrun && t.run[m].profiled);
-	timeline_build(&t, &t.run[m], &tl);
+	timeline_build(&rep, m, &tl);
 	CHECK(tl.n > 0 && tl.s[0].kind == TL_RUN && tl.s[0].parent == SIZE_MAX);
 	for (size_t i = 0; i < tl.n; i++) {
 		const struct tl_slice *s = &tl.s[i];

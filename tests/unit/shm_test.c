@@ -1,8 +1,11 @@
 /*
- * Unit tests for the record decoder (shm.c): a well-formed buffer decodes to
- * the events and objects written; malformed ones are refused or bounded,
- * never read out of range (the ASan build checks that).
+ * Unit tests for the record decoder (shm.c, shm-validate.c): a well-formed
+ * buffer decodes to the events and objects written; malformed or corrupt
+ * ones are refused with the reason, never read out of range (the ASan
+ * build checks that), and leave a run flagged corrupt with no events.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,35 +32,44 @@ static uint32_t add_string(struct ldprof_shm_header *h, const char *s)
 	return off;
 }
 
-static void add(struct ldprof_shm_header *h, uint16_t type, uint16_t obj, uint32_t u32, uint64_t ts,
-		uint64_t b)
+static struct ldprof_record *add(struct ldprof_shm_header *h, uint16_t type, uint16_t obj,
+				 uint32_t u32, uint64_t ts, uint64_t b)
 {
 	struct ldprof_record *r = (struct ldprof_record *)((char *)h + h->records_off);
 
-	r[h->nrecords++] = (struct ldprof_record){ts, type, obj, u32, 0, b};
+	r[h->nrecords] = (struct ldprof_record){ts, type, obj, u32, type == LDPROF_REC_VERSION, b};
+	return &r[h->nrecords++];
+}
+
+/* A decoded, valid start: VERSION, the executable, ld.so. */
+static struct ldprof_shm_header *started(void)
+{
+	struct ldprof_shm_header *h = fresh();
+
+	h->exec_ts = 50;
+	add(h, LDPROF_REC_VERSION, LDPROF_NO_OBJ, 0, 100, 0);
+	add(h, LDPROF_REC_OBJOPEN, 0, add_string(h, ""), 110, 0);
+	add(h, LDPROF_REC_OBJOPEN, 1, add_string(h, "/lib64/ld-linux-x86-64.so.2"), 120,
+	    LDPROF_OBJ_LOADER);
+	return h;
 }
 
 static void test_roundtrip(void)
 {
-	struct ldprof_shm_header *h = fresh();
+	struct ldprof_shm_header *h = started();
 	struct trace t;
 	struct trace_run r = {0};
 	struct errbuf err;
 
 	trace_init(&t, 1, (char *[]){"prog", NULL});
 	t.program = strdup("/bin/prog");
-	h->exec_ts = 50;
-	add(h, LDPROF_REC_VERSION, LDPROF_NO_OBJ, 0, 100, 0);
-	add(h, LDPROF_REC_OBJOPEN, 0, add_string(h, ""), 110, 0);
-	add(h, LDPROF_REC_OBJOPEN, 1, add_string(h, "/lib64/ld-linux-x86-64.so.2"), 120,
-	    LDPROF_OBJ_LOADER);
 	add(h, LDPROF_REC_OBJOPEN, 2, add_string(h, "/lib/libc.so.6"), 130, LDPROF_OBJ_HAS_INIT);
 	add(h, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 0, 140, 0);
 	add(h, LDPROF_REC_INIT_BEGIN, 2, 0, 150, 0);
 	add(h, LDPROF_REC_INIT_END, 2, 1, 160, 0);
-	add(h, 999, 2, 0, 170, 0); /* unknown types are skipped */
 	add(h, LDPROF_REC_OBJOPEN, 3, add_string(h, "/usr/lib/plugin.so"), 180, 0);
-	CHECK(shm_decode(h, SIZE, &t, &r, &err) == 0);
+	CHECK(shm_validate(h, SIZE, NULL, &err) == 0);
+	CHECK(shm_decode(h, SIZE, NULL, &t, &r, &err) == 0);
 	CHECK(r.exec_ts == 50 && r.shim_attached);
 	CHECK(r.nev == 8);
 	CHECK(t.nobj == 4);
@@ -72,43 +84,123 @@ static void test_roundtrip(void)
 	free(h);
 }
 
-static void test_malformed(void)
+/* shm_decode on h: -EBADMSG, nothing kept, the run flagged corrupt. */
+static void expect_corrupt(struct ldprof_shm_header *h, const struct shm_expect *x,
+			   const char *why)
 {
-	struct ldprof_shm_header *h = fresh();
 	struct trace t;
 	struct trace_run r = {0};
 	struct errbuf err;
 
 	trace_init(&t, 0, NULL);
 	t.program = strdup("p");
+	CHECK(shm_decode(h, SIZE, x, &t, &r, &err) == -EBADMSG);
+	CHECK(r.nev == 0 && !r.shim_attached && r.shm_flags == TRACE_SHM_CORRUPT);
+	if (!strstr(err.msg, why)) {
+		fprintf(stderr, "expected '%s' in '%s'\n", why, err.msg);
+		CHECK(0);
+	}
+	trace_free(&t);
+	free(h);
+}
+
+static void test_corrupt_records(void)
+{
+	struct ldprof_shm_header *h;
+	struct shm_expect x = {.start_ts = 40, .end_ts = 1000, .pid = 7};
+
+	add(h = started(), 999, 2, 0, 170, 0);
+	expect_corrupt(h, NULL, "unknown record type");
+	add(h = started(), LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 0, 115, 0);
+	expect_corrupt(h, NULL, "earlier than the record before");
+	h = started();
+	h->pid = 7;
+	add(h, LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 5000, 0);
+	expect_corrupt(h, &x, "outside the run");
+	h = started();
+	h->pid = 8;
+	expect_corrupt(h, &x, "not the launched process");
+	add(h = started(), LDPROF_REC_INIT_BEGIN, 40000, 0, 130, 0);
+	expect_corrupt(h, NULL, "never opened");
+	add(h = started(), LDPROF_REC_OBJOPEN, 2, UINT32_MAX - 1, 130, 0);
+	expect_corrupt(h, NULL, "outside the string area");
+	add(h = started(), LDPROF_REC_OBJOPEN, 5, 0, 130, 0);
+	expect_corrupt(h, NULL, "out of sequence");
+	h = started();
+	add(h, LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 130, 0);
+	add(h, LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 140, 0);
+	expect_corrupt(h, NULL, "repeated milestone");
+	add(h = started(), LDPROF_REC_INIT_END, 1, 2, 130, 1000);
+	expect_corrupt(h, NULL, "impossible function count or duration");
+	add(h = started(), LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, 9, 130, 0);
+	expect_corrupt(h, NULL, "exit call");
+	h = fresh();
+	add(h, LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 130, 0);
+	expect_corrupt(h, NULL, "not VERSION");
+	h = started();
+	h->exec_errno = -1515870811;
+	expect_corrupt(h, NULL, "exec error");
+	h = started();
+	h->claimed = 0xa5a5a5a5;
+	expect_corrupt(h, NULL, "impossible claim");
+}
+
+static void test_malformed(void)
+{
+	struct ldprof_shm_header *h = fresh();
+	struct trace t;
+	struct trace_run r = {0};
+	struct shm_expect x = {.start_ts = 40, .end_ts = 1000, .pid = 0};
+	struct errbuf err;
+
+	trace_init(&t, 0, NULL);
+	t.program = strdup("p");
 	memcpy(h->magic, "XXXXXXXX", 8);
-	CHECK(shm_decode(h, SIZE, &t, &r, &err) < 0);
+	h->exec_ts = 0xa5a5a5a5a5a5a5a5ull;
+	CHECK(shm_decode(h, SIZE, &x, &t, &r, &err) == -EPROTO);
 	CHECK(strstr(err.msg, "bad header") != NULL);
+	CHECK(r.shm_flags == TRACE_SHM_CORRUPT && r.exec_ts == 40); /* the window's, not garbage */
 	h = (free(h), fresh());
 	h->version = 99;
-	CHECK(shm_decode(h, SIZE, &t, &r, &err) < 0);
+	CHECK(shm_decode(h, SIZE, NULL, &t, &r, &err) == -EPROTO);
 	h->version = LDPROF_SHM_VERSION;
 	h->records_cap = 1u << 30; /* records beyond the buffer */
-	CHECK(shm_decode(h, SIZE, &t, &r, &err) < 0);
+	CHECK(shm_decode(h, SIZE, NULL, &t, &r, &err) == -EPROTO);
 	h = (free(h), fresh());
-	CHECK(shm_decode(h, 64, &t, &r, &err) < 0); /* shorter than a header */
-	/* More records claimed than fit: bounded, and flagged as overflow. */
-	h->nrecords = h->records_cap + 5;
-	CHECK(shm_decode(h, SIZE, &t, &r, &err) == 0);
-	CHECK(r.shm_flags & LDPROF_SHM_F_OVERFLOW);
-	free(r.ev);
+	CHECK(shm_decode(h, 64, NULL, &t, &r, &err) == -EPROTO); /* shorter than a header */
+	CHECK(shm_validate(NULL, 0, NULL, &err) == -EPROTO);
+	/* More records reserved than fit: bounded, and flagged as overflow. */
+	h = (free(h), started());
+	while (h->nrecords < h->records_cap)
+		add(h, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 1, 200 + h->nrecords, 0);
+	h->nrecords += 5;
+	h->flags |= LDPROF_SHM_F_OVERFLOW; /* as the shim sets it */
 	r = (struct trace_run){0};
-	/* A name offset outside the strings, and an unterminated name. */
-	h = (free(h), fresh());
-	add(h, LDPROF_REC_OBJOPEN, 0, UINT32_MAX - 1, 1, 0);
-	memset((char *)h + h->strings_off, 'x', h->strings_cap);
-	add(h, LDPROF_REC_OBJOPEN, 1, 0, 2, 0);
-	add(h, LDPROF_REC_INIT_BEGIN, 40000, 0, 3, 0); /* an object never opened */
-	CHECK(shm_decode(h, SIZE, &t, &r, &err) == 0);
-	CHECK(r.nev == 3 && r.ev[2].obj == TRACE_NO_OBJ);
-	CHECK(strstr(t.obj[r.ev[1].obj].path, "name lost") != NULL);
+	CHECK(shm_decode(h, SIZE, NULL, &t, &r, &err) == 0);
+	CHECK(r.shm_flags & LDPROF_SHM_F_OVERFLOW);
+	CHECK(r.nev == h->records_cap);
 	free(r.ev);
+	h->flags = 0; /* more reserved than fit, and the shim did not say so */
+	CHECK(shm_validate(h, SIZE, NULL, &err) == -EBADMSG);
 	trace_free(&t);
+	free(h);
+}
+
+static void test_exec_errno(void)
+{
+	struct ldprof_shm_header *h = fresh();
+
+	h->claimed = 0;
+	h->exec_errno = ENOENT;
+	CHECK(shm_exec_errno(h, SIZE, 127 << 8) == ENOENT);
+	CHECK(shm_exec_errno(h, SIZE, 0) == 0); /* exited 0: the program ran */
+	h->exec_errno = -1515870811;
+	CHECK(shm_exec_errno(h, SIZE, 127 << 8) == 0);
+	h->exec_errno = ENOENT;
+	h->claimed = 1; /* a shim ran: execve succeeded */
+	CHECK(shm_exec_errno(h, SIZE, 127 << 8) == 0);
+	memset(h, 0xa5, SIZE);
+	CHECK(shm_exec_errno(h, SIZE, 127 << 8) == 0);
 	free(h);
 }
 
@@ -128,17 +220,59 @@ static void test_fuzz(void)
 		h->nrecords = (uint32_t)rand() % (h->records_cap * 2);
 		trace_init(&t, 0, NULL);
 		t.program = strdup("p");
-		CHECK(shm_decode(h, SIZE, &t, &r, &err) == 0);
+		int ret = shm_decode(h, SIZE, NULL, &t, &r, &err);
+		CHECK(ret == 0 || ret == -EBADMSG);
 		free(r.ev);
 		trace_free(&t);
 		free(h);
 	}
 }
 
+/*
+ * A valid buffer with a few random bytes changed, as a stray write would:
+ * whatever the decoder accepts, the analysis can believe.
+ */
+static void test_mutations(void)
+{
+	struct errbuf err;
+	struct shm_expect x = {.start_ts = 40, .end_ts = 1000, .pid = 0};
+	size_t accepted = 0;
+
+	srand(11);
+	for (int i = 0; i < 2000; i++) {
+		struct ldprof_shm_header *h = started();
+		struct trace t;
+		struct trace_run r = {0};
+		add(h, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 0, 140, 0);
+		add(h, LDPROF_REC_INIT_BEGIN, 0, 0, 150, 0);
+		add(h, LDPROF_REC_INIT_END, 0, 1, 160, 0);
+		add(h, LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 170, 0);
+		add(h, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, LDPROF_EXIT_EXIT, 180, 0);
+		size_t end = h->records_off + h->nrecords * sizeof(struct ldprof_record);
+		for (int k = rand() % 4; k >= 0; k--)
+			((unsigned char *)h)[(size_t)rand() % end] = (unsigned char)rand();
+		trace_init(&t, 0, NULL);
+		r.reap_ts = 1000;
+		int ret = shm_decode(h, SIZE, &x, &t, &r, &err);
+		CHECK(ret == 0 || ret == -EBADMSG || ret == -EPROTO);
+		if (ret == 0) {
+			accepted++;
+			CHECK(trace_run_events_ok(&t, &r));
+		}
+		free(r.ev);
+		trace_free(&t);
+		free(h);
+	}
+	CHECK(accepted > 0 && accepted < 2000); /* changes in unchecked bytes pass */
+}
+
 int main(void)
 {
 	test_roundtrip();
+	test_corrupt_records();
 	test_malformed();
+	test_exec_errno();
 	test_fuzz();
+	test_mutations();
 	return unit_done("shm_test");
 }

@@ -1,0 +1,52 @@
+/*
+ * Ctrl-C and the other signals while ldprof runs programs or walks files,
+ * in one place for every command. The first SIGINT asks the work to stop:
+ * the launcher forwards it to the program's process group, kills the group
+ * after a grace, and the command reports what it has. A second SIGINT ends
+ * ldprof at once (killing the program's group first). SIGTERM, SIGHUP and
+ * SIGQUIT reach the program's group too, then end ldprof as they would
+ * have. Ctrl-Z (SIGTSTP) stops the group with ldprof, and SIGCONT continues
+ * both. When the caller ignored one of these, ldprof ignores it too.
+ *
+ * ldprof's own signal state is not the program's: interrupt_begin() saves
+ * the caller's dispositions and mask, and interrupt_restore_caller() puts
+ * them back in a forked child before execve, so the program gets exactly
+ * what exec from the caller would give it (ignored signals stay ignored,
+ * the mask is the caller's).
+ */
+#ifndef LDPROF_INTERRUPT_H
+#define LDPROF_INTERRUPT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * Handle SIGINT (and the rest) until the matching interrupt_end(). Calls
+ * nest: only the outermost one installs, saves the caller's state and
+ * clears the request. SIGCHLD goes back to its default, so that waiting
+ * works even when the caller ignored it (wait would fail with ECHILD); on a
+ * kernel without pidfds it gets a handler that wakes interrupt_wake_fd().
+ */
+void interrupt_begin(void);
+void interrupt_end(void);
+
+/* Whether a SIGINT arrived since the outermost interrupt_begin(). */
+bool interrupt_requested(void);
+
+/*
+ * Readable after SIGINT (and SIGCHLD without pidfds): poll it next to what
+ * you wait for, then interrupt_drain() it. -1 outside begin/end.
+ */
+int interrupt_wake_fd(void);
+void interrupt_drain(void);
+
+/* Whether Ctrl-Z stopped ldprof since the last call (then clears it). */
+bool interrupt_take_suspended(void);
+
+/* The process group the signals are passed on to (0: none now). */
+void interrupt_set_group(pid_t pgid);
+
+/* In a forked child: the caller's dispositions and mask, before execve. */
+void interrupt_restore_caller(void);
+
+#endif

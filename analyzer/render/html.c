@@ -1,0 +1,44 @@
+/*
+ * The HTML pieces both the page (report-html.c) and its figures
+ * (report-html-svg.c) use: escaped text and durations.
+ */
+#include <math.h>
+
+#include "render/html.h"
+
+void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+void html_dur(char *buf, size_t n, double us)
+{
+	if (isnan(us))
+		snprintf(buf, n, "-");
+	else if (fabs(us) < 1000)
+		snprintf(buf, n, "%.1f µs", us);
+	else if (fabs(us) < 1e6)
+		snprintf(buf, n, "%.3f ms", us / 1e3);
+	else
+		snprintf(buf, n, "%.2f s", us / 1e6);
+}

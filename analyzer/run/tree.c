@@ -1,0 +1,27 @@
+/* Freeing a run's process tree (tree.h). */
+#include <stdlib.h>
+
+#include "run/tree.h"
+
+static void exec_free(struct tree_exec *e)
+{
+	free(e->path);
+	free(e->comm);
+	for (size_t i = 0; i < e->argc; i++)
+		free(e->argv[i]);
+	free(e->argv);
+	free(e->ev);
+}
+
+void run_tree_free(struct run_tree *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nproc; i++) {
+		for (size_t k = 0; k < t->proc[i].nexec; k++)
+			exec_free(&t->proc[i].exec[k]);
+		free(t->proc[i].exec);
+	}
+	free(t->proc);
+	*t = (struct run_tree){ 0 };
+}

@@ -1,0 +1,96 @@
+/*
+ * base/interrupt.c: SIGINT is counted across nested scopes, the caller's
+ * dispositions and mask come back at the end and in a forked child, an
+ * ignored SIGTERM stays ignored, and SIGCHLD is waitable inside a scope
+ * even when the caller ignored it.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/interrupt.h"
+#include "unit.h"
+
+static void (*handler_of(int sig))(int)
+{
+	struct sigaction sa;
+
+	sigaction(sig, NULL, &sa);
+	return sa.sa_handler;
+}
+
+static bool blocked(int sig)
+{
+	sigset_t m;
+
+	sigprocmask(SIG_SETMASK, NULL, &m);
+	return sigismember(&m, sig);
+}
+
+static void nesting_and_request(void)
+{
+	interrupt_begin();
+	CHECK(!interrupt_requested());
+	CHECK(handler_of(SIGINT) != SIG_DFL);
+	raise(SIGINT);
+	CHECK(interrupt_requested());
+	interrupt_begin(); /* nested: keeps the request */
+	CHECK(interrupt_requested());
+	interrupt_end();
+	CHECK(handler_of(SIGINT) != SIG_DFL);
+	interrupt_end();
+	CHECK(handler_of(SIGINT) == SIG_DFL);
+	interrupt_begin(); /* a fresh outermost scope: cleared */
+	CHECK(!interrupt_requested());
+	interrupt_end();
+}
+
+/* The child's state after interrupt_restore_caller(), as an exit code. */
+static int child_state(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		interrupt_restore_caller();
+		_exit((handler_of(SIGTERM) == SIG_IGN) | (handler_of(SIGCHLD) == SIG_IGN) << 1 |
+		      (handler_of(SIGINT) == SIG_DFL) << 2 | blocked(SIGUSR1) << 3 |
+		      blocked(SIGCHLD) << 4);
+	}
+	/* The caller ignores SIGCHLD; inside the scope the child is still waitable. */
+	CHECK(waitpid(pid, &st, 0) == pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void caller_state(void)
+{
+	sigset_t m;
+
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGCHLD, SIG_IGN);
+	sigemptyset(&m);
+	sigaddset(&m, SIGUSR1);
+	sigaddset(&m, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &m, NULL);
+	interrupt_begin();
+	CHECK(handler_of(SIGTERM) == SIG_IGN); /* ignored: ours to leave alone */
+	CHECK(handler_of(SIGCHLD) != SIG_IGN);
+	CHECK(!blocked(SIGCHLD));
+	CHECK(blocked(SIGUSR1));
+	CHECK(child_state() == 31);
+	interrupt_end();
+	CHECK(handler_of(SIGCHLD) == SIG_IGN);
+	CHECK(blocked(SIGCHLD));
+	CHECK(blocked(SIGUSR1));
+	sigprocmask(SIG_UNBLOCK, &m, NULL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+}
+
+int main(void)
+{
+	nesting_and_request();
+	caller_state();
+	return unit_done("interrupt_test");
+}
