@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/textsafe.h"
+
 static void oom(void)
 {
 	fputs("ldprof: out of memory\n", stderr);
@@ -92,12 +94,17 @@ int set_err(struct errbuf *e, int err, const char *fmt, ...)
 	return err > 0 ? -err : err;
 }
 
+/* One line on stderr; the names in it may hold anything, so it is escaped for the terminal. */
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	struct sbuf msg = {0};
+
+	sbuf_vprintf(&msg, fmt, ap);
 	fflush(stdout);
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	fputs(msg.buf ? term_clean(msg.buf) : "", stderr);
 	fputc('\n', stderr);
+	sbuf_free(&msg);
 }
 
 void error_msg(const char *fmt, ...)
