@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/textsafe.h"
 
 static void oom(void)
 {
@@ -92,37 +91,6 @@ int set_err(struct errbuf *e, int err, const char *fmt, ...)
 		va_end(ap);
 	}
 	return err > 0 ? -err : err;
-}
-
-/* One line on stderr; the names in it may hold anything, so it is escaped for the terminal. */
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
-{
-	struct sbuf msg = {0};
-
-	sbuf_vprintf(&msg, fmt, ap);
-	fflush(stdout);
-	fputs(prefix, stderr);
-	fputs(msg.buf ? term_clean(msg.buf) : "", stderr);
-	fputc('\n', stderr);
-	sbuf_free(&msg);
-}
-
-void error_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("ldprof: ", fmt, ap);
-	va_end(ap);
-}
-
-void warn_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("ldprof: warning: ", fmt, ap);
-	va_end(ap);
 }
 
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
