@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+
 static void oom(void)
 {
 	fputs("ldprof: out of memory\n", stderr);
@@ -90,32 +91,6 @@ int set_err(struct errbuf *e, int err, const char *fmt, ...)
 		va_end(ap);
 	}
 	return err > 0 ? -err : err;
-}
-
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void error_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("ldprof: ", fmt, ap);
-	va_end(ap);
-}
-
-void warn_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("ldprof: warning: ", fmt, ap);
-	va_end(ap);
 }
 
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/textsafe.h"
 #include "cmd/commands.h"
 #include "cmd/common-options.h"
 #include "model/saved.h"
@@ -22,9 +23,10 @@ const char epilogue_report[] =
 	"Exit status: 0 when a report was printed, 1 when it could not be written,\n"
 	"2 for bad options or a FILE that is not a readable trace.\n";
 
+/* A string from the file, which may hold anything: escaped for the terminal. */
 static const char *or_unknown(const char *s)
 {
-	return s ? s : "unknown";
+	return s ? term_clean(s) : "unknown";
 }
 
 static void print_objects(const struct trace *t)
@@ -32,9 +34,9 @@ static void print_objects(const struct trace *t)
 	printf("  objects:\n");
 	for (size_t i = 0; i < t->nobj; i++) {
 		const struct trace_object *o = &t->obj[i];
-		printf("    %-10s %s", role_name(o->role), o->path);
+		printf("    %-10s %s", role_name(o->role), term_safe(o->path));
 		if (o->build_id)
-			printf("  build-id %s", o->build_id);
+			printf("  build-id %s", term_safe(o->build_id));
 		if (o->have_stat)
 			printf("  %llu bytes", (unsigned long long)o->file_size);
 		putchar('\n');
@@ -50,13 +52,13 @@ static void print_info(const char *path, const struct trace *t, const struct tra
 
 	if (when)
 		strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %z", localtime(&when));
-	printf("%s: ldprof trace, format version %u, %zu sections, %zu runs%s\n", path, fi->version,
-	       fi->sections, t->nrun, fi->truncated ? " (truncated)" : "");
+	printf("%s: ldprof trace, format version %u, %zu sections, %zu runs%s\n", term_safe(path),
+	       fi->version, fi->sections, t->nrun, fi->truncated ? " (truncated)" : "");
 	printf("  recorded: %s by ldprof %s\n", date, or_unknown(t->ldprof_version));
 	printf("  command:");
 	for (int i = 0; i < t->argc; i++)
-		printf(" %s", t->argv[i]);
-	printf("\n  program:  %s (%s)\n", t->program, elf_kind_name(t->kind));
+		printf(" %s", term_safe(t->argv[i]));
+	printf("\n  program:  %s (%s)\n", term_safe(t->program), elf_kind_name(t->kind));
 	printf("  cwd:      %s\n", or_unknown(t->cwd));
 	printf("  machine:  %s, %s, %s, glibc %s\n", or_unknown(m->hostname), or_unknown(m->kernel),
 	       or_unknown(m->arch), or_unknown(m->glibc));
@@ -64,7 +66,7 @@ static void print_info(const char *path, const struct trace *t, const struct tra
 	       t->tsc_hz / 1e6);
 	printf("  env:     %s\n", t->nenv ? "" : " (no LD_* variables)");
 	for (size_t i = 0; i < t->nenv; i++)
-		printf("    %s\n", t->env[i]);
+		printf("    %s\n", term_safe(t->env[i]));
 	print_objects(t);
 	if (fi->unknown_skipped)
 		printf("  (%zu sections of newer types skipped)\n", fi->unknown_skipped);
