@@ -54,6 +54,15 @@ expect_eq "the fork without exec: its own chunks, parent top, valid, its exit an
 expect_eq "the run's own records are the top's" "$(field "$(proc "$top")" nev)" \
 	"$(field "$(head -n 1 "$TMP/out")" top_events)"
 
+# A script's executable is its interpreter, as the kernel ran it.
+printf '#!/bin/sh\nexit 0\n' >"$TMP/s.sh"
+chmod +x "$TMP/s.sh"
+"$probe" /bin/sh -c "$TMP/s.sh; exit 0" >"$TMP/out6" 2>&1
+expect_eq "a script child: named by its interpreter" "exe=/bin/sh exe=/bin/sh" \
+	"$(grep '^proc ' "$TMP/out6" | sed 's/.* \(exe=[^ ]*\) .*/\1/' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "a script child: its argv" "argv=/bin/sh,$TMP/s.sh" \
+	"$(grep '^proc ' "$TMP/out6" | sed -n '2s/.* \(argv=.*\)/\1/p')"
+
 # 6 records a chunk: every process needs several; the events are the same.
 "$probe" -c 256 "$tree" top "$TMP/log2" >"$TMP/out2" 2>&1
 nevs() { sed -n 's/^proc .* nev=\([0-9]*\) .*/\1/p' "$1" | sort -n | tr '\n' ' '; }

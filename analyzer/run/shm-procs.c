@@ -10,6 +10,7 @@
 #include "run/shm-records.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,6 +379,34 @@ static int forked_cmp(const void *pa, const void *pb)
 	return a->forked_at < b->forked_at ? -1 : a->forked_at > b->forked_at;
 }
 
+/*
+ * The binary that ran for a path given to execve: for a script (#!), its
+ * interpreter, as the kernel found it (at most 4 levels, as Linux allows);
+ * NULL when it is the path itself. Read after the run, outside the
+ * workload, so the shim need not.
+ */
+static char *interpreter_of(const char *path)
+{
+	char buf[256], *found = NULL;
+
+	for (int depth = 0; depth < 4; depth++) {
+		FILE *f = fopen(path, "re");
+		size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		if (n < 3 || buf[0] != '#' || buf[1] != '!')
+			break;
+		char *p = buf + 2 + strspn(buf + 2, " \t");
+		p[strcspn(p, " \t\n")] = '\0';
+		if (!*p)
+			break;
+		free(found);
+		path = found = xstrdup(p);
+	}
+	return found;
+}
+
 static void decode_all(const struct ldprof_shm_header *h, struct sets *s,
 		       const struct shm_expect *x, struct trace *t)
 {
@@ -395,9 +424,14 @@ static void decode_all(const struct ldprof_shm_header *h, struct sets *s,
 			continue;
 		}
 		const char *exe = e == top ? t->program : NULL;
-		if (!exe && e->first->exe_name != UINT32_MAX)
+		char *interp = NULL;
+		if (!exe && e->first->exe_name != UINT32_MAX) {
 			exe = shm_string_at(h, e->first->exe_name);
+			if ((interp = interpreter_of(exe)))
+				exe = interp;
+		}
 		decode_set(h, s, e, exe, t);
+		free(interp);
 	}
 	qsort(forked, nforked, sizeof *forked, forked_cmp);
 	for (size_t i = 0; i < nforked; i++)
