@@ -74,11 +74,14 @@ struct shm_expect {
  * record: a known type, timestamps within [exec_ts, x->end_ts] and never
  * decreasing (SYMBIND, a summary, excepted), object indices of objects
  * already opened, names inside the string area, counts and durations that
- * can be, milestones at most once. Returns 0; -EPROTO when the buffer is
+ * can be, milestones at most once; in follow mode, every process's chunks
+ * as shm_decode_procs checks them, the first failure being the answer.
+ * Returns 0; -EPROTO when the buffer is
  * not an ldprof buffer of this version (a bad header); -EBADMSG when it is
  * but its contents are corrupt. err says which record and why.
  *
- * shm_decode validates, then appends the records as events to run r and
+ * shm_decode validates, then appends the records as events to run r (in
+ * follow mode, those of the launched process's first exec) and
  * interns their objects in trace t (the executable under t->program when
  * set, else under the name the shim recorded); returns 0 or shm_validate's -errno, in
  * which case r gets no events, shim_attached false, shm_flags
