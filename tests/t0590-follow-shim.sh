@@ -4,7 +4,8 @@
 # come back with their own records and the pids they had; a child forked
 # after main that never execs gets chunks of its own; records spread over
 # many small chunks decode as in one; a tiny buffer counts the execs it
-# could not hold; the workload's fds are its own.
+# could not hold; the workload's fds are its own; threads racing for a new
+# chunk never lose or mix a record.
 . "$(dirname "$0")/lib.sh"
 
 probe=$FIXTURES/follow-shim/probe
@@ -89,4 +90,8 @@ expect_eq "tiny buffer: every process ran" 7 "$(wc -l <"$TMP/log4" | tr -d ' ')"
 expect_eq "the workload's fds are as without ldprof" "$(cat "$TMP/plain-fds")" "$(cat "$TMP/fds")"
 expect_eq "ls recorded, its static parent not" "1 0" \
 	"$(grep -c '^proc .*corrupt=0 .*ok=1 first=1' "$TMP/out5") $(field "$(head -n 1 "$TMP/out5")" attached)"
+# Threads racing for a process's next chunk: one claim is installed, the
+# loser's stays blank, every record lands once and in its thread's order.
+out=$("$FIXTURES/follow-shim/race")
+check "racing threads: $out" test "${out%% *}" = ok
 done_testing
