@@ -4,9 +4,10 @@
 #   make check            build everything and run the whole test suite
 #   make check ASAN=1     the same with AddressSanitizer/UBSan (not the shim)
 #   make bench            benchmarks, printed as side-by-side ratios
+#   make fuzz             each libFuzzer target for FUZZ_SECONDS (fuzz/fuzz.mk)
 #   make install PREFIX=/usr/local DESTDIR=
 #
-# Each part lives in its own fragment (analyzer/, preload/, samples/, tests/)
+# Each part lives in its own fragment (analyzer/, preload/, samples/, tests/, fuzz/)
 # so that work on one does not collide with another.
 
 PREFIX     ?= /usr/local
@@ -43,6 +44,7 @@ include preload/preload.mk
 include analyzer/analyzer.mk
 include samples/samples.mk
 include tests/tests.mk
+include fuzz/fuzz.mk
 include bench/bench.mk
 
 all: $(LDPROF) $(SHIM_LIBS) $(SAMPLES)

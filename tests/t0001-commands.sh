@@ -19,6 +19,49 @@ for c in run deps help version; do
 	check "help lists $c" grep -q "^  $c " "$TMP/help"
 done
 
+# Every option that takes a value, read from each command's usage (which the
+# option table writes): given without one, it says the value is missing, by
+# the name it was given, and exits 2. An unknown option is told apart.
+nvalued=0
+for c in $cmds; do
+	"$LDPROF" help "$c" >"$TMP/h"
+	# "  -n, --runs N   ...", "      --timeout SEC ...": the option names.
+	sed -n 's/^  \(-[a-zA-Z], \)\{0,1\} *\(--[a-z-]*\) [A-Z][A-Z]*\( .*\)\{0,1\}$/\1\2/p' \
+		"$TMP/h" >"$TMP/valued"
+	while read -r first second; do
+		for opt in ${first%,} $second; do
+			nvalued=$((nvalued + 1))
+			"$LDPROF" "$c" "$opt" >/dev/null 2>"$TMP/e"
+			expect_eq "$c $opt without a value: exit 2" 2 $?
+			check "$c $opt without a value: says so" \
+				grep -q "^ldprof $c: option '$opt' needs a value" "$TMP/e"
+		done
+	done <"$TMP/valued"
+	"$LDPROF" "$c" --no-such-option >/dev/null 2>"$TMP/e"
+	check "$c: an unknown option is not a missing value" \
+		grep -q "^ldprof $c: unknown option '--no-such-option'" "$TMP/e"
+done
+check "options with values were found ($nvalued)" test "$nvalued" -ge 50
+"$LDPROF" -n >/dev/null 2>"$TMP/e"
+check "ldprof -n (run by default) says the value is missing" \
+	grep -q "option '-n' needs a value" "$TMP/e"
+
+# deps: -j is --jobs, as in audit; --json is --format json; -o writes a file.
+"$LDPROF" deps -j 2 --list /bin/true >"$TMP/j2" 2>&1
+expect_eq "deps -j 2: exit 0" 0 $?
+"$LDPROF" deps --list /bin/true >"$TMP/j0" 2>&1
+check "deps -j 2 lists what deps lists" cmp -s "$TMP/j0" "$TMP/j2"
+"$LDPROF" deps --json /bin/true >"$TMP/dj1"
+"$LDPROF" deps --format json -o "$TMP/dj2" /bin/true >"$TMP/dj2.out"
+check "deps --format json -o FILE writes what --json prints" cmp -s "$TMP/dj1" "$TMP/dj2"
+check "deps -o FILE prints nothing" test ! -s "$TMP/dj2.out"
+"$LDPROF" deps --format text /bin/true >"$TMP/dt1"
+"$LDPROF" deps /bin/true >"$TMP/dt2"
+check "deps --format text is the default" cmp -s "$TMP/dt1" "$TMP/dt2"
+"$LDPROF" deps --format csv /bin/true >/dev/null 2>"$TMP/e"
+expect_eq "deps --format csv: exit 2" 2 $?
+check "deps --format csv: says what it takes" grep -q -- "--format wants text or json" "$TMP/e"
+
 "$LDPROF" --version >"$TMP/v"
 check "--version prints the version" grep -q '^ldprof [0-9]' "$TMP/v"
 

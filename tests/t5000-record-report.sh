@@ -116,5 +116,5 @@ expect_bad "record of a missing program" "$TMP/nope: No such file or directory" 
 check "no file for a failed record" test ! -e "$TMP/never.ldprof"
 "$LDPROF" record -n 1 -o "$TMP/no/such/dir/x.ldprof" /bin/true >/dev/null 2>"$TMP/e"
 expect_eq "an unwritable -o: exit 1" 1 $?
-check "explained" grep -q "^ldprof: $TMP/no/such/dir/x.ldprof: No such file or directory" "$TMP/e"
+check "explained" grep -q "^ldprof: -o $TMP/no/such/dir/x.ldprof: directory does not exist" "$TMP/e"
 done_testing

@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "base/textsafe.h"
+
 void json_begin(struct json *j, FILE *f)
 {
 	j->f = f;
@@ -15,32 +17,47 @@ void json_end(struct json *j)
 	fputc('\n', j->f);
 }
 
+/* Bytes at p that go out as they are: valid UTF-8 but '"', '\\' and controls. */
+static size_t plain_run(const char *p)
+{
+	size_t n = 0, k;
+
+	while ((unsigned char)p[n] >= 0x20 && p[n] != '"' && p[n] != '\\' &&
+	       (k = utf8_seq_len(p + n)))
+		n += k;
+	return n;
+}
+
+/*
+ * JSON strings are Unicode, names are bytes: a byte that is not part of
+ * valid UTF-8 is written as \udcXX (U+DC80-U+DCFF, a lone low surrogate),
+ * as Python's surrogateescape maps it, so that the bytes come back exactly
+ * (docs/json.md). Valid UTF-8 never holds a surrogate, so nothing collides.
+ */
 void json_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
+	for (const char *p = s; *p;) {
+		size_t n = plain_run(p);
+		unsigned char c = (unsigned char)p[n];
+
+		fwrite(p, 1, n, f);
+		p += n;
+		if (!c)
 			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
+		if (!utf8_seq_len(p))
+			fprintf(f, "\\u%04x", 0xdc00 | c);
+		else if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
 			fputs("\\n", f);
-			break;
-		case '\t':
+		else if (c == '\t')
 			fputs("\\t", f);
-			break;
-		case '\r':
+		else if (c == '\r')
 			fputs("\\r", f);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
+		else
+			fprintf(f, "\\u%04x", c);
+		p++;
 	}
 	fputc('"', f);
 }

@@ -1,15 +1,12 @@
 #include "base/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
+
 
 static void oom(void)
 {
@@ -94,32 +91,6 @@ int set_err(struct errbuf *e, int err, const char *fmt, ...)
 		va_end(ap);
 	}
 	return err > 0 ? -err : err;
-}
-
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void error_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("ldprof: ", fmt, ap);
-	va_end(ap);
-}
-
-void warn_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("ldprof: warning: ", fmt, ap);
-	va_end(ap);
 }
 
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
@@ -214,61 +185,4 @@ int finish_stdout(void)
 		return 1;
 	}
 	return 0;
-}
-
-/* After the rename: make the new directory entry durable too (best effort). */
-static void sync_dir(const char *path)
-{
-	char *copy = xstrdup(path);
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(copy);
-}
-
-int write_atomic(const char *path, int (*fn)(FILE *f, void *arg, struct errbuf *err), void *arg,
-		 struct errbuf *err)
-{
-	mode_t mask = umask(0);
-	char *tmp;
-	FILE *f;
-	int fd, r;
-
-	umask(mask);
-	if (!path || !strcmp(path, "-")) {
-		r = fn(stdout, arg, err);
-		if (!r && (fflush(stdout) || ferror(stdout)))
-			r = set_err(err, errno ? errno : EIO, "write error on standard output: %s",
-				    strerror(errno ? errno : EIO));
-		return r;
-	}
-	tmp = xasprintf("%s.XXXXXX", path);
-	if ((fd = mkstemp(tmp)) < 0) {
-		r = set_err(err, errno, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!(f = fdopen(fd, "w"))) {
-		r = set_err(err, errno, "%s: %s", path, strerror(errno));
-		close(fd);
-		goto unlink;
-	}
-	r = fn(f, arg, err);
-	/* mkstemp made it 0600; a file written in place would follow the umask. */
-	if (!r && (fflush(f) || ferror(f) || fchmod(fd, 0666 & ~mask) || fsync(fd)))
-		r = set_err(err, errno, "%s: write error: %s", path, strerror(errno));
-	if (fclose(f) && !r)
-		r = set_err(err, errno, "%s: write error: %s", path, strerror(errno));
-	if (!r && rename(tmp, path))
-		r = set_err(err, errno, "%s: %s", path, strerror(errno));
-unlink:
-	if (r)
-		unlink(tmp);
-	else
-		sync_dir(path);
-out:
-	free(tmp);
-	return r;
 }

@@ -62,10 +62,12 @@ uint64_t mono_ns(void);
 bool signal_name(int sig, char buf[SIGNAL_NAME_MAX]);
 
 /*
- * Write a file through fn without ever leaving it half-written: to a
- * temporary name in the same directory, flushed and synced, then renamed,
- * with the mode a new file would get (0666 less the umask). A NULL or "-"
- * path writes to stdout instead, flushed and checked for errors.
+ * Write a file through fn without ever destroying what path names: a
+ * regular file or a new name is written to a temporary name in the same
+ * directory, flushed and synced, then renamed (keeping an existing file's
+ * mode, else 0666 less the umask); a symbolic link's target is replaced, the
+ * link stays; a device, FIFO or /dev/fd/N is written in place. A NULL or "-"
+ * path writes to stdout, flushed and checked for errors.
  */
 int write_atomic(const char *path, int (*fn)(FILE *f, void *arg, struct errbuf *err), void *arg,
 		 struct errbuf *err);

@@ -1,5 +1,4 @@
 /* ldprof audit: the loader's cost across a system, ranked. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +6,7 @@
 
 #include "model/audit.h"
 #include "cmd/commands.h"
-#include "render/output.h"
+#include "cmd/common-options.h"
 
 const char usage_audit[] =
 	"usage: ldprof audit [OPTIONS] PATH...\n"
@@ -18,112 +17,52 @@ const char usage_audit[] =
 	"docs/model.md): libraries loaded, relocations, lookups, pages written, unused\n"
 	"direct dependencies, missing libraries and the top recommendation; then the\n"
 	"libraries that cost the most across the set. Unreadable files, broken links\n"
-	"and malformed ELF are listed as errors. Nothing is run unless --measure.\n"
-	"\n"
-	"Options:\n"
-	"  -j, --jobs N        analyse with N worker processes (default 1)\n"
-	"  -L, --follow        follow symbolic links\n"
-	"      --top N         rows in the text table (default 40; 0 for all)\n"
-	"      --measure       also run each dynamic program under `run` (opt-in:\n"
-	"                      it runs arbitrary programs) and show what it measured\n"
-	"      --args ARGS     arguments for --measure (default none), split like sh\n"
-	"      --runs N        --measure: runs per program (default 5)\n"
-	"      --timeout SEC   --measure: per run (default 5)\n"
-	"      --format FMT    text (default), json (ldprof-audit/1) or csv\n"
-	"      --json          the same as --format json\n"
-	"  -o, --output FILE   write there (atomically)\n"
-	"  -h, --help          show this help\n"
+	"and malformed ELF are listed as errors. Nothing is run unless --measure.\n";
+
+const char epilogue_audit[] =
 	"\n"
 	"A progress bar goes to standard error when it is a terminal. Ctrl-C prints\n"
 	"what is done so far. Exit status: 0, or 2 for bad options.\n";
 
-enum { OPT_TOP = 300, OPT_MEASURE, OPT_ARGS, OPT_RUNS, OPT_TIMEOUT };
-
-static const struct option long_opts[] = {
-	{"jobs", required_argument, NULL, 'j'},
-	{"follow", no_argument, NULL, 'L'},
-	{"top", required_argument, NULL, OPT_TOP},
-	{"measure", no_argument, NULL, OPT_MEASURE},
-	{"args", required_argument, NULL, OPT_ARGS},
-	{"runs", required_argument, NULL, OPT_RUNS},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"help", no_argument, NULL, 'h'},
-	OUT_LONG_OPTIONS,
-	{NULL, 0, NULL, 0},
-};
-
-static int parse(int argc, char **argv, struct audit_opts *o, struct out_opts *out,
-		 unsigned long *top)
+int cmd_audit(const struct command *cmd, int argc, char **argv)
 {
-	unsigned long v;
-	int c, handled;
-
-	*o = (struct audit_opts){.jobs = 1, .runs = 5, .timeout_s = 5};
-	*top = 40;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+j:Lo:h", long_opts, NULL)) != -1) {
-		if ((handled = out_option(c, optarg, out, "audit"))) {
-			if (handled < 0)
-				return EXIT_USAGE;
-			continue;
-		}
-		switch (c) {
-		case 'j':
-			if (parse_ulong(optarg, 1, 256, &v))
-				return usage_error("audit", "--jobs wants a number from 1 to 256");
-			o->jobs = (unsigned)v;
-			break;
-		case 'L':
-			o->follow = true;
-			break;
-		case OPT_TOP:
-			if (parse_ulong(optarg, 0, 1000000000, &v))
-				return usage_error("audit", "--top wants a number");
-			*top = v ? v : (unsigned long)-1;
-			break;
-		case OPT_MEASURE:
-			o->measure = true;
-			break;
-		case OPT_ARGS:
-			o->args = optarg;
-			break;
-		case OPT_RUNS:
-			if (parse_ulong(optarg, 1, 1000, &v))
-				return usage_error("audit", "--runs wants a number from 1");
-			o->runs = (unsigned)v;
-			break;
-		case OPT_TIMEOUT:
-			if (parse_seconds(optarg, &o->timeout_s))
-				return usage_error("audit", "--timeout wants seconds");
-			break;
-		case 'h':
-			return print_usage(find_command("audit"), stdout);
-		default:
-			return usage_error("audit", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (out->format != OUT_TEXT && out->format != OUT_JSON && out->format != OUT_CSV)
-		return usage_error("audit", "audit writes text, json or csv");
-	if (optind >= argc)
-		return usage_error("audit", "no path given");
-	o->paths = argv + optind;
-	o->npaths = (size_t)(argc - optind);
-	o->progress = isatty(2);
-	return -1;
-}
-
-int cmd_audit(int argc, char **argv)
-{
-	struct audit_opts o;
+	struct audit_opts o = {.jobs = 1, .runs = 5, .timeout_s = 5};
 	struct out_opts out = {0};
 	struct audit a;
 	struct errbuf err;
-	unsigned long top;
-	int r = parse(argc, argv, &o, &out, &top);
+	unsigned long top = 40;
+	const struct opt opts[] = {
+		OPT_GROUP("Options:"),
+		OPT_UNSIGNED('j', "jobs", "N", &o.jobs, 1, 256,
+			     "analyse with N worker processes (default 1)"),
+		OPT_BOOL('L', "follow", &o.follow, "follow symbolic links"),
+		OPT_UNSIGNED(0, "top", "N", &top, 0, 1000000000,
+			     "rows in the text table (default 40; 0 for all)"),
+		OPT_BOOL(0, "measure", &o.measure,
+			 "also run each dynamic program under `run` (opt-in:\n"
+			 "it runs arbitrary programs) and show what it measured"),
+		OPT_STRING(0, "args", "ARGS", &o.args,
+			   "arguments for --measure (default none), split like sh"),
+		OPT_UNSIGNED(0, "runs", "N", &o.runs, 1, 1000,
+			     "--measure: runs per program (default 5)"),
+		OPT_SECONDS(0, "timeout", "SEC", &o.timeout_s, "--measure: per run (default 5)"),
+		OPT_FORMAT(&out.format,
+			   FORMAT_BIT(OUT_TEXT) | FORMAT_BIT(OUT_JSON) | FORMAT_BIT(OUT_CSV),
+			   "text (default), json (ldprof-audit/1) or csv"),
+		OPT_JSON(&out.format),
+		OPT_OUTPUT(&out.path, "write there (atomically)"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int first, r;
 
-	if (r >= 0)
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
+	o.paths = argv + first;
+	o.npaths = (size_t)(argc - first);
+	o.progress = isatty(2);
+	if (!top)
+		top = (unsigned long)-1;
 	if (audit_run(&o, &a, &err)) {
 		error_msg("audit: %s", err.msg);
 		audit_free(&a);

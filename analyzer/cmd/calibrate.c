@@ -1,5 +1,4 @@
 /* ldprof calibrate: fit the relocation cost model on this machine. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +6,9 @@
 #include <unistd.h>
 
 #include "model/calibrate.h"
+#include "base/outpath.h"
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "base/json.h"
 #include "model/model.h"
 
@@ -19,75 +20,7 @@ const char usage_calibrate[] =
 	"at several scope depths, lookup-cache hits, TLS, IFUNC, objects), run them\n"
 	"interleaved under the shim, fit the coefficients by non-negative least squares\n"
 	"and store them where run and report find them. Needs a C compiler ($CC or cc)\n"
-	"and the static libc (libc6-dev) for the static/dynamic reference pair.\n"
-	"\n"
-	"Options:\n"
-	"  -n, --runs N        runs of each program (default 40)\n"
-	"      --quick         fewer and smaller programs (about a third of the time)\n"
-	"  -o, --output FILE   where to store it (default $XDG_CACHE_HOME/ldprof/\n"
-	"                      calibration-v1; $LDPROF_CALIBRATION is read first)\n"
-	"      --dry-run       fit and print, store nothing\n"
-	"      --keep          keep the build directory\n"
-	"      --json          print the fit as JSON (schema ldprof-calibration/1)\n"
-	"  -h, --help          show this help\n";
-
-enum { OPT_QUICK = 256, OPT_DRY_RUN, OPT_KEEP, OPT_JSON };
-
-static const struct option long_opts[] = {
-	{"runs", required_argument, NULL, 'n'},	  {"quick", no_argument, NULL, OPT_QUICK},
-	{"output", required_argument, NULL, 'o'}, {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-	{"keep", no_argument, NULL, OPT_KEEP},	  {"json", no_argument, NULL, OPT_JSON},
-	{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
-};
-
-struct opts {
-	struct calib_opts calib;
-	const char *output;
-	bool dry_run, json;
-};
-
-static int parse(int argc, char **argv, struct opts *o)
-{
-	unsigned long v;
-	int c;
-
-	profile_opts_defaults(&o->calib.prof);
-	o->calib.prof.plan.runs = 40;
-	o->calib.prof.plan.plain = false;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+n:o:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_ulong(optarg, 5, 100000, &v))
-				return usage_error("calibrate", "--runs wants a number from 5");
-			o->calib.prof.plan.runs = v;
-			break;
-		case OPT_QUICK:
-			o->calib.quick = true;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_DRY_RUN:
-			o->dry_run = true;
-			break;
-		case OPT_KEEP:
-			o->calib.keep = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case 'h':
-			return print_usage(find_command("calibrate"), stdout);
-		default:
-			return usage_error("calibrate", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
-	return -1;
-}
+	"and the static libc (libc6-dev) for the static/dynamic reference pair.\n";
 
 static void print_text(const struct calib_result *r, const char *stored)
 {
@@ -150,34 +83,77 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_end(&j);
 }
 
-int cmd_calibrate(int argc, char **argv)
+/* The calibration file, checked before the minutes of work; NULL for --dry-run. */
+static char *output_path(const char *output, bool dry_run, int *status)
 {
-	struct opts o = {0};
+	struct outpath o;
+	struct errbuf err;
+	char *path;
+
+	*status = -1;
+	if (dry_run)
+		return NULL;
+	path = output ? xstrdup(output) : model_default_path();
+	/* model_save creates the directories. */
+	if (outpath_resolve(path, OUTPATH_MAKE_DIRS, &o, &err)) {
+		error_msg("%s%s", output ? "-o " : "", err.msg);
+		*status = EXIT_FAIL;
+		free(path);
+		return NULL;
+	}
+	outpath_free(&o);
+	return path;
+}
+
+int cmd_calibrate(const struct command *cmd, int argc, char **argv)
+{
+	struct calib_opts calib = {0};
+	const char *output = NULL;
+	bool dry_run = false, json = false;
 	struct calib_result res;
 	struct errbuf err;
-	char *path = NULL;
-	int r = parse(argc, argv, &o);
+	char *path;
+	const struct opt opts[] = {
+		OPT_GROUP("Options:"),
+		OPT_UNSIGNED('n', "runs", "N", &calib.prof.plan.runs, 5, 100000,
+			     "runs of each program (default 40)"),
+		OPT_BOOL(0, "quick", &calib.quick,
+			 "fewer and smaller programs (about a third of the time)"),
+		OPT_STRING('o', "output", "FILE", &output,
+			   "where to store it (default $XDG_CACHE_HOME/ldprof/\n"
+			   "calibration-v1; $LDPROF_CALIBRATION is read first)"),
+		OPT_BOOL(0, "dry-run", &dry_run, "fit and print, store nothing"),
+		OPT_BOOL(0, "keep", &calib.keep, "keep the build directory"),
+		OPT_BOOL(0, "json", &json, "print the fit as JSON (schema ldprof-calibration/1)"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int r;
 
+	profile_opts_defaults(&calib.prof);
+	calib.prof.plan.runs = 40;
+	calib.prof.plan.plain = false;
+	if ((r = parse_options(cmd, argc, argv, opts, &(int){0})) >= 0)
+		return r;
+	path = output_path(output, dry_run, &r);
 	if (r >= 0)
 		return r;
-	o.calib.log = o.json ? NULL : stderr;
-	r = calibrate(&o.calib, &res, &err);
-	if (o.calib.keep && res.workdir && !access(res.workdir, F_OK))
+	calib.log = json ? NULL : stderr;
+	r = calibrate(&calib, &res, &err);
+	if (calib.keep && res.workdir && !access(res.workdir, F_OK))
 		fprintf(stderr, "ldprof: calibrate: the build directory is kept in %s\n",
 			res.workdir);
 	if (r) {
 		error_msg("calibrate: %s", err.msg);
 		calib_result_free(&res);
+		free(path);
 		return EXIT_FAIL;
 	}
-	if (!o.dry_run) {
-		path = o.output ? xstrdup(o.output) : model_default_path();
-		if (model_save(&res.coefs, path, &err)) {
-			error_msg("%s", err.msg);
-			r = EXIT_FAIL;
-		}
+	if (path && model_save(&res.coefs, path, &err)) {
+		error_msg("%s", err.msg);
+		r = EXIT_FAIL;
 	}
-	if (o.json)
+	if (json)
 		print_json(&res, path);
 	else
 		print_text(&res, path);

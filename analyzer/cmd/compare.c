@@ -1,6 +1,5 @@
 /* ldprof compare: two programs side by side, interleaved, with the verdict of the numbers. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +9,7 @@
 #include "model/compare.h"
 #include "model/model.h"
 #include "base/json.h"
-#include "render/output.h"
-#include "run/profile.h"
+#include "cmd/common-options.h"
 #include "render/render.h"
 #include "base/words.h"
 
@@ -27,28 +25,16 @@ const char usage_compare[] =
 	"static and a dynamic program compare fairly; dynamic sides also get profiled\n"
 	"runs for their phases. In the first form both programs get the ARGS after\n"
 	"--; in the second each quoted command line is split into words (quotes and\n"
-	"backslashes as in sh, no expansion).\n"
-	"\n"
-	"Options:\n" PROFILE_USAGE "      --json          print JSON (schema ldprof-compare/1)\n"
-	"  -o, --output FILE   write there (atomically) instead of to standard output\n"
-	"      --color WHEN    auto, always or never (default auto)\n"
-	"  -h, --help          show this help\n"
+	"backslashes as in sh, no expansion).\n";
+
+const char epilogue_compare[] =
 	"\n"
 	"Exit status: 0 when the comparison was printed, 1 when a program could not be\n"
 	"run, 2 for bad options or input.\n";
 
-static const struct option long_opts[] = {
-	PROFILE_LONG_OPTIONS,
-	OUT_LONG_OPTIONS,
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
 /* Build the two command lines from either form; -1 on a usage error. */
-static int commands_of(int argc, char **argv, struct profile_cmd cmd[2], char **words[2])
+static int commands_of(int n, char **op, struct profile_cmd cmd[2], char **words[2])
 {
-	int n = argc - optind;
-	char **op = argv + optind;
 	struct errbuf err;
 
 	if (n >= 3 && !strcmp(op[2], "--")) {
@@ -80,26 +66,38 @@ static int commands_of(int argc, char **argv, struct profile_cmd cmd[2], char **
 	return 0;
 }
 
-int cmd_compare(int argc, char **argv)
+int cmd_compare(const struct command *cmd, int argc, char **argv)
 {
 	struct profile_opts p;
 	struct out_opts out = {0};
-	struct profile_cmd cmd[2];
+	struct profile_cmd lines[2];
 	char **words[2] = {NULL, NULL};
 	struct trace t[2];
 	struct compare c;
 	struct errbuf err;
-	int r = profile_parse(argc, argv, "compare", long_opts, &p, &out);
+	const struct opt opts[] = {
+		OPT_GROUP("Options:"),
+		PROFILE_OPTIONS(&p),
+		OPT_FORMAT(&out.format,
+			   FORMAT_BIT(OUT_TEXT) | FORMAT_BIT(OUT_JSON) | FORMAT_BIT(OUT_HYPERFINE),
+			   "text (default), json (schema ldprof-compare/1) or\n"
+			   "hyperfine (each side's plain runs, as hyperfine\n"
+			   "--export-json)"),
+		OPT_JSON(&out.format),
+		OPT_OUTPUT(&out.path, "write there (atomically) instead of to standard output"),
+		OPT_COLOR(&out.color),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int first, r;
 
-	if (r >= 0)
+	profile_opts_defaults(&p);
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
-	if (out.format != OUT_TEXT && out.format != OUT_JSON && out.format != OUT_HYPERFINE)
-		return usage_error("compare", "compare writes text, json or hyperfine (each side's "
-					      "plain runs, as hyperfine --export-json)");
-	if (commands_of(argc, argv, cmd, words))
+	if (commands_of(argc - first, argv + first, lines, words))
 		return EXIT_USAGE;
 	memset(t, 0, sizeof t);
-	r = model_profile_programs(&p, 2, cmd, t, true);
+	r = model_profile_programs(&p, 2, lines, t, true);
 	if (r == EXIT_OK) {
 		compare_build(&t[0], &t[1], &c);
 		if (compare_write(&out, &c, &err)) {

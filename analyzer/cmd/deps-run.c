@@ -23,6 +23,7 @@ struct pool {
 	int nfiles;
 	int next;    /* the next FILE to take */
 	int written; /* FILEs written so far */
+	FILE *out;   /* where the reports go, in FILE order */
 	struct json *j;
 	int status;
 	bool missing;
@@ -94,14 +95,14 @@ static void write_in_order(struct pool *pool, int i, struct sink *s, int status,
 	pthread_mutex_lock(&pool->lock);
 	while (pool->written != i)
 		pthread_cond_wait(&pool->turn, &pool->lock);
-	fflush(stdout);
+	fflush(pool->out);
 	fwrite(s->errbuf, 1, (size_t)errlen, stderr);
 	if (outlen > 0 && pool->j) {
 		if (!pool->j->first[pool->j->depth])
-			fputc(',', stdout);
+			fputc(',', pool->out);
 		pool->j->first[pool->j->depth] = false;
 	}
-	fwrite(s->outbuf, 1, (size_t)outlen, stdout);
+	fwrite(s->outbuf, 1, (size_t)outlen, pool->out);
 	if (status > pool->status)
 		pool->status = status;
 	pool->missing |= missing;
@@ -139,7 +140,7 @@ static void *worker(void *arg)
 }
 
 int deps_run(struct ldenv *env, const struct deps_options *opt, char **files, int nfiles,
-	     int threads, struct json *j)
+	     int threads, FILE *out, struct json *j)
 {
 	struct pool pool = {env,
 			    opt,
@@ -147,6 +148,7 @@ int deps_run(struct ldenv *env, const struct deps_options *opt, char **files, in
 			    nfiles,
 			    0,
 			    0,
+			    out,
 			    opt->json ? j : NULL,
 			    EXIT_OK,
 			    false,

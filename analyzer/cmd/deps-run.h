@@ -5,11 +5,13 @@
 #ifndef LDPROF_DEPS_RUN_H
 #define LDPROF_DEPS_RUN_H
 
+#include <stdio.h>
+
 #include "model/deps-report.h"
 
 struct json;
-/* Analyse files on threads workers, writing in order; returns the exit status. */
+/* Analyse files on threads workers, writing to out in order; returns the exit status. */
 int deps_run(struct ldenv *env, const struct deps_options *opt, char **files, int nfiles,
-	     int threads, struct json *j);
+	     int threads, FILE *out, struct json *j);
 
 #endif

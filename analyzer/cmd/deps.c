@@ -1,5 +1,4 @@
 /* ldprof deps: what ld.so will load and bind, read from the files. */
-#include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/common-options.h"
 #include "cmd/deps-run.h"
 #include "model/deps-report.h"
 #include "base/json.h"
@@ -16,23 +16,9 @@ const char usage_deps[] =
 	"\n"
 	"Show what glibc 2.36's ld.so (x86-64) will load and bind for each FILE, read\n"
 	"from the files without running them: which objects load, in which order,\n"
-	"found where and why, every symbol binding, and the loader's work.\n"
-	"\n"
-	"Modes (default: the dependency tree with per-object cost and facts):\n"
-	"  -l, --list              the loaded objects in load order, as ldd lists them\n"
-	"  -b, --bindings          every symbolic relocation: FROM SYMBOL[@VERSION] -> TO\n"
-	"  -u, --unused            DT_NEEDED entries that provide no symbol, with their cost\n"
-	"  -m, --missing           missing libraries, versions and symbols, with why\n"
-	"\n"
-	"Options:\n"
-	"  -j, --json              JSON output (schema ldprof-deps/1, see docs/analyzer.md)\n"
-	"  -L, --library-path DIRS search DIRS first, as LD_LIBRARY_PATH would\n"
-	"  -p, --preload LIBS      load LIBS first, as LD_PRELOAD would (repeatable)\n"
-	"      --bind-now          bind PLT slots at startup, as LD_BIND_NOW would\n"
-	"      --ld-so-cache FILE  read FILE instead of /etc/ld.so.cache\n"
-	"      --ld-so-preload FILE  read FILE instead of /etc/ld.so.preload\n"
-	"      --jobs N            analyse N FILEs at a time (default: one per CPU, at most 8)\n"
-	"  -h, --help              show this help\n"
+	"found where and why, every symbol binding, and the loader's work.\n";
+
+const char epilogue_deps[] =
 	"\n"
 	"The environment (LD_LIBRARY_PATH, LD_PRELOAD) is not consulted: the options\n"
 	"stand for it, so that results do not depend on the shell ldprof runs in.\n"
@@ -40,117 +26,115 @@ const char usage_deps[] =
 	"Exit status: 0 when every FILE was analysed, 1 with --missing when something\n"
 	"is missing, 2 for bad options or a FILE that is not a usable ELF object.\n";
 
-enum { OPT_BIND_NOW = 256, OPT_CACHE, OPT_PRELOAD_FILE, OPT_JOBS };
-
-static const struct option long_opts[] = {
-	{"list", no_argument, NULL, 'l'},
-	{"bindings", no_argument, NULL, 'b'},
-	{"unused", no_argument, NULL, 'u'},
-	{"missing", no_argument, NULL, 'm'},
-	{"json", no_argument, NULL, 'j'},
-	{"library-path", required_argument, NULL, 'L'},
-	{"preload", required_argument, NULL, 'p'},
-	{"bind-now", no_argument, NULL, OPT_BIND_NOW},
-	{"ld-so-cache", required_argument, NULL, OPT_CACHE},
-	{"ld-so-preload", required_argument, NULL, OPT_PRELOAD_FILE},
-	{"jobs", required_argument, NULL, OPT_JOBS},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
 struct deps_args {
 	struct deps_options opt;
-	int jobs;
+	unsigned jobs;
+	struct out_opts out;
 	struct ldenv_options env;
 	const char **preload;
 	size_t npreload;
 };
 
-static int set_mode(bool *mode, struct deps_args *a)
+static int add_preload(void *value, const char *arg, struct errbuf *err)
 {
-	if (a->opt.list + a->opt.bindings + a->opt.unused + a->opt.missing)
-		return usage_error("deps", "choose one of --list, --bindings, --unused, --missing");
-	*mode = true;
-	return -1;
-}
+	struct deps_args *a = value;
 
-static int parse_option(int c, struct deps_args *a, char **argv)
-{
-	switch (c) {
-	case 'l':
-		return set_mode(&a->opt.list, a);
-	case 'b':
-		return set_mode(&a->opt.bindings, a);
-	case 'u':
-		return set_mode(&a->opt.unused, a);
-	case 'm':
-		return set_mode(&a->opt.missing, a);
-	case 'j':
-		a->opt.json = true;
-		return -1;
-	case 'L':
-		a->env.library_path = optarg;
-		return -1;
-	case 'p':
-		a->preload = xrealloc(a->preload, (a->npreload + 1) * sizeof *a->preload);
-		a->preload[a->npreload++] = optarg;
-		return -1;
-	case OPT_BIND_NOW:
-		a->opt.bind_now = true;
-		return -1;
-	case OPT_CACHE:
-		a->env.cache_file = optarg;
-		return -1;
-	case OPT_PRELOAD_FILE:
-		a->env.preload_file = optarg;
-		return -1;
-	case OPT_JOBS: {
-		unsigned long n;
-		if (parse_ulong(optarg, 1, 64, &n))
-			return usage_error("deps", "--jobs wants a number from 1 to 64");
-		a->jobs = (int)n;
-		return -1;
-	}
-	case 'h':
-		return print_usage(find_command("deps"), stdout);
-	case ':':
-		return usage_error("deps", "option '%s' needs a value", argv[optind - 1]);
-	default:
-		return usage_error("deps", "unknown option '%s'", argv[optind - 1]);
-	}
+	(void)err;
+	a->preload = xrealloc(a->preload, (a->npreload + 1) * sizeof *a->preload);
+	a->preload[a->npreload++] = arg;
+	return 0;
 }
 
 /* Returns -1 to go on, or an exit status. */
-static int parse(int argc, char **argv, struct deps_args *a)
+static int parse(const struct command *cmd, int argc, char **argv, struct deps_args *a, int *first)
 {
-	int c, r;
+	const struct opt opts[] = {
+		OPT_GROUP("Modes (default: the dependency tree with per-object cost and facts):"),
+		OPT_BOOL('l', "list", &a->opt.list,
+			 "the loaded objects in load order, as ldd lists them"),
+		OPT_BOOL('b', "bindings", &a->opt.bindings,
+			 "every symbolic relocation: FROM SYMBOL[@VERSION] -> TO"),
+		OPT_BOOL('u', "unused", &a->opt.unused,
+			 "DT_NEEDED entries that provide no symbol, with their cost"),
+		OPT_BOOL('m', "missing", &a->opt.missing,
+			 "missing libraries, versions and symbols, with why"),
+		OPT_GROUP("Options:"),
+		OPT_FORMAT(&a->out.format, FORMAT_BIT(OUT_TEXT) | FORMAT_BIT(OUT_JSON),
+			   "text (default) or json (schema ldprof-deps/1, see\n"
+			   "docs/analyzer.md)"),
+		OPT_JSON(&a->out.format),
+		OPT_OUTPUT(&a->out.path, "write there (atomically) instead of to standard output"),
+		OPT_STRING('L', "library-path", "DIRS", &a->env.library_path,
+			   "search DIRS first, as LD_LIBRARY_PATH would"),
+		OPT_CALLBACK('p', "preload", "LIBS", a, add_preload,
+			     "load LIBS first, as LD_PRELOAD would (repeatable)"),
+		OPT_BOOL(0, "bind-now", &a->opt.bind_now,
+			 "bind PLT slots at startup, as LD_BIND_NOW would"),
+		OPT_STRING(0, "ld-so-cache", "FILE", &a->env.cache_file,
+			   "read FILE instead of /etc/ld.so.cache"),
+		OPT_STRING(0, "ld-so-preload", "FILE", &a->env.preload_file,
+			   "read FILE instead of /etc/ld.so.preload"),
+		OPT_UNSIGNED('j', "jobs", "N", &a->jobs, 1, 64,
+			     "analyse N FILEs at a time (default: one per CPU, at most 8)"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int r = parse_options(cmd, argc, argv, opts, first);
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:lbumjL:p:h", long_opts, NULL)) != -1)
-		if ((r = parse_option(c, a, argv)) >= 0)
-			return r;
-	if (optind >= argc)
-		return usage_error("deps", "no FILE given");
+	if (r >= 0)
+		return r;
+	if (a->opt.list + a->opt.bindings + a->opt.unused + a->opt.missing > 1)
+		return usage_error("deps", "choose one of --list, --bindings, --unused, --missing");
+	a->opt.json = a->out.format == OUT_JSON;
 	a->env.preload = a->preload;
 	a->env.npreload = a->npreload;
 	if (!a->jobs) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		a->jobs = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
+		a->jobs = cpus < 1 ? 1 : cpus > 8 ? 8 : (unsigned)cpus;
 	}
 	return -1;
 }
 
-int cmd_deps(int argc, char **argv)
+struct deps_job {
+	struct deps_args *a;
+	struct ldenv *env;
+	char **files;
+	int nfiles;
+	int status;
+};
+
+/* The reports, as one JSON document or one text after another, into f. */
+static int write_reports(FILE *f, void *arg, struct errbuf *err)
+{
+	struct deps_job *d = arg;
+	struct json j;
+
+	(void)err;
+	if (d->a->opt.json) {
+		json_begin(&j, f);
+		json_obj_open(&j, NULL);
+		json_str(&j, "schema", "ldprof-deps/1");
+		deps_json_loader(&j, d->env, &d->a->opt);
+		json_arr_open(&j, "files");
+	}
+	d->status = deps_run(d->env, &d->a->opt, d->files, d->nfiles, (int)d->a->jobs, f, &j);
+	if (d->a->opt.json) {
+		json_arr_close(&j);
+		json_obj_close(&j);
+		json_end(&j);
+	}
+	return 0;
+}
+
+int cmd_deps(const struct command *cmd, int argc, char **argv)
 {
 	struct deps_args a;
 	struct ldenv env;
 	struct errbuf err;
-	struct json j;
-	int r;
+	int first, r;
 
 	memset(&a, 0, sizeof a);
-	if ((r = parse(argc, argv, &a)) >= 0)
+	if ((r = parse(cmd, argc, argv, &a, &first)) >= 0)
 		goto out;
 	/* Each program's tables are allocated and freed in turn: keep the
 	   memory in the heap rather than mapping and zeroing it afresh. */
@@ -161,18 +145,12 @@ int cmd_deps(int argc, char **argv)
 		r = EXIT_FAIL;
 		goto out;
 	}
-	if (a.opt.json) {
-		json_begin(&j, stdout);
-		json_obj_open(&j, NULL);
-		json_str(&j, "schema", "ldprof-deps/1");
-		deps_json_loader(&j, &env, &a.opt);
-		json_arr_open(&j, "files");
-	}
-	r = deps_run(&env, &a.opt, argv + optind, argc - optind, a.jobs, &j);
-	if (a.opt.json) {
-		json_arr_close(&j);
-		json_obj_close(&j);
-		json_end(&j);
+	struct deps_job d = {&a, &env, argv + first, argc - first, EXIT_OK};
+	if (write_atomic(a.out.path, write_reports, &d, &err)) {
+		error_msg("%s", err.msg);
+		r = EXIT_FAIL;
+	} else {
+		r = d.status;
 	}
 	ldenv_free(&env);
 out:

@@ -1,15 +1,13 @@
 /* ldprof record: profile like run, and save the trace to a file. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
+#include "cmd/common-options.h"
 #include "model/model.h"
 #include "run/machine.h"
-#include "render/output.h"
-#include "run/profile.h"
 #include "run/tracefile.h"
 
 extern char **environ;
@@ -21,21 +19,12 @@ const char usage_record[] =
 	"machine, the LD_* environment and each object's facts and identity\n"
 	"(build-id, size, mtime) to FILE. 'ldprof report FILE' then shows the\n"
 	"report in any format, and 'ldprof diff' compares two traces, on any\n"
-	"machine and without the binaries.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output FILE   the trace file to write (atomically); required\n" PROFILE_USAGE
-	"  -h, --help          show this help\n"
+	"machine and without the binaries.\n";
+
+const char epilogue_record[] =
 	"\n"
 	"Exit status: 0 when the trace was written, 1 when the program could not be\n"
 	"run or FILE could not be written, 2 for bad options or a bad PROGRAM.\n";
-
-static const struct option long_opts[] = {
-	PROFILE_LONG_OPTIONS,
-	{"output", required_argument, NULL, 'o'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
 
 static void print_summary(const char *path, const struct trace *t)
 {
@@ -46,22 +35,27 @@ static void print_summary(const char *path, const struct trace *t)
 		t->program, path, kib);
 }
 
-int cmd_record(int argc, char **argv)
+int cmd_record(const struct command *cmd, int argc, char **argv)
 {
 	struct profile_opts p;
-	struct out_opts out = {0}; /* only -o: the trace file */
+	const char *path = NULL;
 	struct trace t = {0};
 	struct errbuf err;
-	int r = profile_parse(argc, argv, "record", long_opts, &p, &out);
-	const char *path = out.path;
+	const struct opt opts[] = {
+		OPT_GROUP("Options:"),
+		OPT_OUTPUT(&path, "the trace file to write (atomically); required"),
+		PROFILE_OPTIONS(&p),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int first, r;
 
-	if (r >= 0)
+	profile_opts_defaults(&p);
+	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	if (!path)
 		return usage_error("record", "no trace file given (-o FILE)");
-	if (optind >= argc)
-		return usage_error("record", "no program given");
-	r = model_profile_program(&p, argc - optind, argv + optind, &t);
+	r = model_profile_program(&p, argc - first, argv + first, &t);
 	if (r == EXIT_OK) {
 		/* Right after the runs, so the identities are of the files that ran. */
 		trace_record_identities(&t);

@@ -112,7 +112,8 @@ static void nest(struct timeline *tl)
 {
 	size_t *open = xmalloc((tl->n + 1) * sizeof *open), depth = 0;
 
-	qsort(tl->s, tl->n, sizeof *tl->s, by_start);
+	if (tl->n) /* qsort(NULL, 0) is undefined */
+		qsort(tl->s, tl->n, sizeof *tl->s, by_start);
 	for (size_t i = 0; i < tl->n; i++) {
 		struct tl_slice *s = &tl->s[i];
 		/* A point at a boundary stays in the earlier slice; anything longer moves on. */

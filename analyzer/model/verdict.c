@@ -204,6 +204,7 @@ size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERD
 	static_link(t, rep);
 	drop_unused(t, rep);
 	reloc_advice(t, rep);
-	qsort(rep->advice, rep->nadvice, sizeof *rep->advice, by_saving);
+	if (rep->nadvice) /* qsort(NULL, 0) is undefined */
+		qsort(rep->advice, rep->nadvice, sizeof *rep->advice, by_saving);
 	return caveats(t, notes);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/textsafe.h"
 #include "model/audit.h"
 #include "base/json.h"
 #include "render/output.h"
@@ -41,11 +42,12 @@ static void text_rows(FILE *f, const struct audit *a, size_t top)
 			fprintf(f, "%10.1f / %-10.1f      ", e->measured_us, e->measured_loader_us);
 		else if (measured)
 			fprintf(f, "%-28s ", "-");
-		fprintf(f, "%s%s\n", e->path, e->missing ? "  [missing libraries]" : "");
+		fprintf(f, "%s%s\n", term_safe(e->path), e->missing ? "  [missing libraries]" : "");
 		if (e->advice)
-			fprintf(f, "%44s%s (saves %.1f us)\n", "", e->advice, e->advice_us);
+			fprintf(f, "%44s%s (saves %.1f us)\n", "", term_clean(e->advice),
+				e->advice_us);
 		if (e->unused)
-			fprintf(f, "%44sunused: %s\n", "", e->unused);
+			fprintf(f, "%44sunused: %s\n", "", term_clean(e->unused));
 	}
 }
 
@@ -65,7 +67,7 @@ static void text_summary(FILE *f, const struct audit *a)
 	if (a->nlib)
 		fprintf(f, "\nlibraries that cost the most across the set:\n");
 	for (size_t i = 0; i < a->nlib && i < 10; i++)
-		fprintf(f, "  %s: loaded by %u binaries, %.0f us each\n", a->lib[i].path,
+		fprintf(f, "  %s: loaded by %u binaries, %.0f us each\n", term_safe(a->lib[i].path),
 			a->lib[i].users, a->lib[i].total_us / a->lib[i].users);
 	if (errs)
 		fprintf(f, "\nerrors:\n");
@@ -76,7 +78,7 @@ static void text_summary(FILE *f, const struct audit *a)
 			fprintf(f, "  ... and %zu more\n", errs - 20);
 			break;
 		}
-		fprintf(f, "  %s: %s\n", a->e[i].path, a->e[i].error);
+		fprintf(f, "  %s: %s\n", term_safe(a->e[i].path), term_clean(a->e[i].error));
 	}
 	if (a->interrupted)
 		fprintf(f, "\ninterrupted: the report covers the files done so far\n");

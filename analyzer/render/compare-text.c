@@ -2,7 +2,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "base/textsafe.h"
 #include "model/compare.h"
 #include "base/json.h"
 #include "render/output.h"
@@ -16,7 +18,7 @@ struct job {
 static void cmdline(FILE *f, const struct trace *t)
 {
 	for (int i = 0; i < t->argc; i++)
-		fprintf(f, "%s%s", i ? " " : "", t->argv[i]);
+		fprintf(f, "%s%s", i ? " " : "", term_safe(t->argv[i]));
 }
 
 static void side_line(FILE *f, const struct compare *c, int s, const struct text_style *st)
@@ -27,6 +29,32 @@ static void side_line(FILE *f, const struct compare *c, int s, const struct text
 		st -> color ? "\033[0m" : "", p->median, st->utf8 ? "\u00b5s" : "us", p->ci_lo,
 		p->ci_hi, elf_kind_name(c->t[s]->kind));
 	cmdline(f, c->t[s]);
+	fputc('\n', f);
+}
+
+/*
+ * How a side's runs ended, when not all with exit status 0, as run says it:
+ * "A: killed by SIGSEGV in every run". Its times are then of a failing start.
+ */
+static void outcome_line(FILE *f, const struct compare *c, int s)
+{
+	const struct report *rep = &c->rep[s];
+	bool clean = true;
+
+	for (size_t i = 0; i < rep->noutcomes; i++)
+		clean = clean && WIFEXITED(rep->outcomes[i].wait_status) &&
+			WEXITSTATUS(rep->outcomes[i].wait_status) == 0;
+	if (clean)
+		return;
+	fprintf(f, "  %c: ", "AB"[s]);
+	for (size_t i = 0; i < rep->noutcomes; i++) {
+		char *d = describe_status(rep->outcomes[i].wait_status);
+		if (rep->noutcomes == 1)
+			fprintf(f, "%s in every run", d);
+		else
+			fprintf(f, "%s%s in %zu runs", i ? ", " : "", d, rep->outcomes[i].runs);
+		free(d);
+	}
 	fputc('\n', f);
 }
 
@@ -65,7 +93,7 @@ static void only_rows(FILE *f, const struct compare *c)
 			fprintf(f,
 				"    %-44s %8.1f per exec (load %.1f, reloc %.1f, init %.1f, fini "
 				"%.1f)\n",
-				c->t[s]->obj[lo->obj->obj].path, lo->obj->total.median,
+				term_safe(c->t[s]->obj[lo->obj->obj].path), lo->obj->total.median,
 				lo->obj->load.median, lo->obj->reloc.median, lo->obj->init.median,
 				lo->obj->fini.median);
 		}
@@ -82,6 +110,8 @@ static int render_text_compare(FILE *f, void *arg, struct errbuf *err)
 	text_style_for(f, j->o->color, &st);
 	side_line(f, c, 0, &st);
 	side_line(f, c, 1, &st);
+	outcome_line(f, c, 0);
+	outcome_line(f, c, 1);
 	fprintf(f, "\n  B/A  %.3fx  95%% CI [%.3f, %.3f]\n", c->ratio.median, c->ratio.lo,
 		c->ratio.hi);
 	fprintf(f, "  B-A  %+.1f %s  95%% CI [%+.1f, %+.1f]  %s\n", c->diff.median,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/textsafe.h"
 #include "model/deps-report.h"
 
 struct line {
@@ -48,12 +49,12 @@ void deps_text_bindings(FILE *f, const struct deps_report *r)
 
 	for (size_t i = 0; i < r->p.nobj; i++)
 		len[i] = strlen(dso_display(r->p.obj[i]));
-	fprintf(f, "# %s\n", r->file);
+	fprintf(f, "# %s\n", term_safe(r->file));
 	for (size_t i = 0; i < r->bs.n; i++) {
 		const struct binding *b = &r->bs.b[i];
 		if (b->from != from) {
 			from = b->from;
-			fprintf(f, "%s:\n", dso_display(r->p.obj[from]));
+			fprintf(f, "%s:\n", term_safe(dso_display(r->p.obj[from])));
 		}
 		l.n = 0;
 		put(&l, "\t", 1);
@@ -87,7 +88,8 @@ void deps_text_unused(FILE *f, const struct deps_report *r)
 		fprintf(f,
 			"%s: %s (needed by %s) provides no symbol to it%s; costs %.1f KiB mapped,"
 			" %llu relocations, %u init functions\n",
-			r->file, u->name, dso_display(r->p.obj[u->obj]),
+			term_safe(r->file), term_safe(u->name),
+			term_safe(dso_display(r->p.obj[u->obj])),
 			u->unused_by_all ? " nor to anything else" : "",
 			dso_mapped_size(d) / 1024.0,
 			(unsigned long long)(o ? reloc_counts_total(&o->relocs) : 0),
@@ -101,18 +103,19 @@ static void missing_libs(FILE *f, const struct deps_report *r)
 		const struct dso *d = r->p.obj[r->p.chain[k]];
 		if (!d->faked)
 			continue;
-		fprintf(f, "%s: library %s (needed by %s) not found%s; tried:\n", r->file, d->name,
-			d->loader >= 0 ? dso_display(r->p.obj[d->loader]) : "?",
+		fprintf(f, "%s: library %s (needed by %s) not found%s; tried:\n",
+			term_safe(r->file), term_safe(d->name),
+			d->loader >= 0 ? term_safe(dso_display(r->p.obj[d->loader])) : "?",
 			d->other_class ? " (only a 32-bit one)" : "");
 		for (size_t i = 0; i < d->ntried; i++)
-			fprintf(f, "  %s  (%s%s%s)\n", d->tried[i].path, d->tried[i].what,
-				d->tried[i].where ? " of " : "",
+			fprintf(f, "  %s  (%s%s%s)\n", term_safe(d->tried[i].path),
+				d->tried[i].what, d->tried[i].where ? " of " : "",
 				d->tried[i].where ? d->tried[i].where : "");
 	}
 	for (size_t i = 0; i < r->p.npreload_failed; i++)
-		fprintf(f, "%s: preload %s (from %s) cannot be loaded: %s\n", r->file,
-			r->p.preload_failed[i].name, r->p.preload_failed[i].from,
-			r->p.preload_failed[i].why);
+		fprintf(f, "%s: preload %s (from %s) cannot be loaded: %s\n", term_safe(r->file),
+			term_safe(r->p.preload_failed[i].name),
+			term_safe(r->p.preload_failed[i].from), r->p.preload_failed[i].why);
 }
 
 void deps_text_missing(FILE *f, const struct deps_report *r)
@@ -121,18 +124,20 @@ void deps_text_missing(FILE *f, const struct deps_report *r)
 					    "no version information (harmless)"};
 
 	if (r->p.fatal)
-		fprintf(f, "%s: ld.so stops loading: %s\n", r->file, r->p.fatal);
+		fprintf(f, "%s: ld.so stops loading: %s\n", term_safe(r->file),
+			term_clean(r->p.fatal));
 	missing_libs(f, r);
 	for (size_t i = 0; i < r->bs.nvp; i++) {
 		const struct version_problem *v = &r->bs.vp[i];
-		fprintf(f, "%s: version %s of %s (required by %s): %s\n", r->file, v->version,
-			v->file, dso_display(r->p.obj[v->obj]), kinds[v->kind]);
+		fprintf(f, "%s: version %s of %s (required by %s): %s\n", term_safe(r->file),
+			v->version, term_safe(v->file), term_safe(dso_display(r->p.obj[v->obj])),
+			kinds[v->kind]);
 	}
 	for (size_t i = 0; i < r->nmissing; i++) {
 		const struct missing_symbol *m = &r->missing[i];
-		fprintf(f, "%s: undefined symbol %s%s%s (%s, %u relocation%s): %s\n", r->file,
-			m->name, m->version ? "@" : "", m->version ? m->version : "",
-			dso_display(r->p.obj[m->obj]), m->relocations,
-			m->relocations == 1 ? "" : "s", m->why);
+		fprintf(f, "%s: undefined symbol %s%s%s (%s, %u relocation%s): %s\n",
+			term_safe(r->file), term_safe(m->name), m->version ? "@" : "",
+			m->version ? m->version : "", term_safe(dso_display(r->p.obj[m->obj])),
+			m->relocations, m->relocations == 1 ? "" : "s", m->why);
 	}
 }

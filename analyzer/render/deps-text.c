@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/textsafe.h"
 #include "model/deps-report.h"
 
 static const char *short_name(const struct dso *d)
@@ -25,7 +26,8 @@ static void print_via(FILE *f, const struct deps_report *r, const struct dso *d)
 	switch (d->via) {
 	case VIA_RPATH:
 	case VIA_RUNPATH:
-		fprintf(f, "%s of %s", d->via == VIA_RPATH ? "RPATH" : "RUNPATH", d->via_owner);
+		fprintf(f, "%s of %s", d->via == VIA_RPATH ? "RPATH" : "RUNPATH",
+			term_safe(d->via_owner));
 		break;
 	case VIA_LIBPATH:
 		fputs("--library-path", f);
@@ -65,20 +67,20 @@ static void tree_node(FILE *f, const struct deps_report *r, const char *name, in
 
 	fprintf(f, "%*s", 2 * depth, "");
 	if (d->faked) {
-		fprintf(f, "%s => not found (%zu paths tried)\n", name, d->ntried);
+		fprintf(f, "%s => not found (%zu paths tried)\n", term_safe(name), d->ntried);
 		return;
 	}
 	if (shown[obj]) {
-		fprintf(f, "%s (see above", name);
+		fprintf(f, "%s (see above", term_safe(name));
 		print_symbols(f, r, from, obj);
 		fputs(")\n", f);
 		return;
 	}
 	shown[obj] = true;
 	if (strcmp(name, d->path))
-		fprintf(f, "%s => %s (", name, d->path);
+		fprintf(f, "%s => %s (", term_safe(name), term_safe(d->path));
 	else
-		fprintf(f, "%s (", name);
+		fprintf(f, "%s (", term_safe(name));
 	print_via(f, r, d);
 	print_symbols(f, r, from, obj);
 	fputs(")\n", f);
@@ -87,7 +89,7 @@ static void tree_node(FILE *f, const struct deps_report *r, const char *name, in
 		if (dep->obj >= 0)
 			tree_node(f, r, dep->name, obj, dep->obj, depth + 1, shown);
 		else
-			fprintf(f, "%*s%s (%s)\n", 2 * depth + 2, "", dep->name,
+			fprintf(f, "%*s%s (%s)\n", 2 * depth + 2, "", term_safe(dep->name),
 				dep->how == DEP_SKIPPED ? "skipped: empty token expansion"
 							: "not found");
 	}
@@ -109,10 +111,10 @@ static void print_tree(FILE *f, const struct deps_report *r)
 		if (m->deps[i].obj >= 0)
 			tree_node(f, r, m->deps[i].name, p->main, m->deps[i].obj, 1, shown);
 		else
-			fprintf(f, "  %s (not found)\n", m->deps[i].name);
+			fprintf(f, "  %s (not found)\n", term_safe(m->deps[i].name));
 	}
 	if (p->vdso >= 0)
-		fprintf(f, "  %s (vDSO, no file)\n", p->obj[p->vdso]->path);
+		fprintf(f, "  %s (vDSO, no file)\n", term_safe(p->obj[p->vdso]->path));
 	free(shown);
 }
 
@@ -134,12 +136,12 @@ static void cost_row(FILE *f, int w, const char *idx, const char *name, uint64_t
 {
 	fprintf(f,
 		"  %3s %-*.*s %7llu %8llu %7llu %6llu %5llu %7llu %9llu %7llu %7llu %5llu %4llu\n",
-		idx, w, w, name, (unsigned long long)relocs, (unsigned long long)relative,
-		(unsigned long long)l->lookups, (unsigned long long)l->cached,
-		(unsigned long long)lazy, (unsigned long long)l->probes,
-		(unsigned long long)l->bloom_rejects, (unsigned long long)l->chain,
-		(unsigned long long)l->strcmps, (unsigned long long)pages,
-		(unsigned long long)init);
+		idx, w, w, term_safe(name), (unsigned long long)relocs,
+		(unsigned long long)relative, (unsigned long long)l->lookups,
+		(unsigned long long)l->cached, (unsigned long long)lazy,
+		(unsigned long long)l->probes, (unsigned long long)l->bloom_rejects,
+		(unsigned long long)l->chain, (unsigned long long)l->strcmps,
+		(unsigned long long)pages, (unsigned long long)init);
 }
 
 static void print_costs(FILE *f, const struct deps_report *r)
@@ -220,9 +222,9 @@ void deps_text_tree(FILE *f, const struct deps_report *r)
 {
 	const struct dso *m = r->p.obj[r->p.main];
 
-	fprintf(f, "%s: %s", r->file, elf_kind_name(m->elf->kind));
+	fprintf(f, "%s: %s", term_safe(r->file), elf_kind_name(m->elf->kind));
 	if (m->elf->interp)
-		fprintf(f, ", interpreter %s", m->elf->interp);
+		fprintf(f, ", interpreter %s", term_safe(m->elf->interp));
 	fputc('\n', f);
 	if (r->p.is_static) {
 		fputs("  statically linked: ld.so loads and binds nothing\n", f);
@@ -230,7 +232,7 @@ void deps_text_tree(FILE *f, const struct deps_report *r)
 	}
 	print_tree(f, r);
 	if (r->p.fatal)
-		fprintf(f, "  ld.so stops here: %s\n", r->p.fatal);
+		fprintf(f, "  ld.so stops here: %s\n", term_clean(r->p.fatal));
 	print_costs(f, r);
 	print_facts(f, r);
 	if (deps_report_has_missing(r))
@@ -240,7 +242,7 @@ void deps_text_tree(FILE *f, const struct deps_report *r)
 void deps_text_list(FILE *f, const struct deps_report *r, bool header)
 {
 	if (header)
-		fprintf(f, "%s:\n", r->file);
+		fprintf(f, "%s:\n", term_safe(r->file));
 	if (r->p.is_static) {
 		fputs("\tstatically linked\n", f);
 		return;
@@ -248,16 +250,16 @@ void deps_text_list(FILE *f, const struct deps_report *r, bool header)
 	for (size_t k = 1; k < r->p.nchain; k++) {
 		const struct dso *d = r->p.obj[r->p.chain[k]];
 		if (d->faked)
-			fprintf(f, "\t%s => not found\n", d->name);
+			fprintf(f, "\t%s => not found\n", term_safe(d->name));
 		else if (!strcmp(d->name, d->path))
-			fprintf(f, "\t%s (", d->name);
+			fprintf(f, "\t%s (", term_safe(d->name));
 		else
-			fprintf(f, "\t%s => %s (", d->name, d->path);
+			fprintf(f, "\t%s => %s (", term_safe(d->name), term_safe(d->path));
 		if (!d->faked) {
 			print_via(f, r, d);
 			fputs(")\n", f);
 		}
 	}
 	if (r->p.fatal)
-		fprintf(f, "\tld.so stops here: %s\n", r->p.fatal);
+		fprintf(f, "\tld.so stops here: %s\n", term_clean(r->p.fatal));
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/textsafe.h"
 #include "model/diff.h"
 #include "base/json.h"
 #include "model/timeline.h"
@@ -51,8 +52,8 @@ static void row(FILE *f, const char *name, const struct diff_est *e, const char 
 
 static void side_line(FILE *f, const char *label, const char *name, const struct report *rep)
 {
-	fprintf(f, "  %-7s%s: %s, %zu runs%s\n", label, name, rep->t->program, rep->runs,
-		rep->profiled ? "" : " (no shim data)");
+	fprintf(f, "  %-7s%s: %s, %zu runs%s\n", label, term_safe(name), term_safe(rep->t->program),
+		rep->runs, rep->profiled ? "" : " (no shim data)");
 }
 
 static void verdict(FILE *f, const struct diff *d)
@@ -90,14 +91,14 @@ void diff_render_text(FILE *f, const struct diff *d, const char *const names[2])
 		fputs("\n  library\n", f);
 		for (size_t i = 0; i < d->nlibs; i++) {
 			const struct diff_lib *l = &d->libs[i];
-			row(f, l->name, &l->est, status_word(l));
+			row(f, term_safe(l->name), &l->est, status_word(l));
 		}
 	}
 	fputs("  (us, medians; * significant: the 95% CI of the change, from a bootstrap over "
 	      "each trace's runs, excludes 0)\n",
 	      f);
 	for (size_t i = 0; i < d->nnotes; i++)
-		fprintf(f, "  note: %s\n", d->notes[i]);
+		fprintf(f, "  note: %s\n", term_clean(d->notes[i]));
 	verdict(f, d);
 }
 

@@ -1,56 +1,18 @@
 #include "render/output.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/commands.h"
 #include "render/render.h"
 
-static const char *const format_names[] = {
+const char *const out_format_names[] = {
 	[OUT_TEXT] = "text",	       [OUT_JSON] = "json",	[OUT_CSV] = "csv",
 	[OUT_HYPERFINE] = "hyperfine", [OUT_CHROME] = "chrome", [OUT_FOLDED] = "folded",
-	[OUT_HTML] = "html",
+	[OUT_HTML] = "html",	       [OUT_HTML + 1] = NULL,
 };
-
-int out_option(int c, const char *arg, struct out_opts *o, const char *cmd)
-{
-	switch (c) {
-	case OUT_OPT_FORMAT:
-		for (size_t i = 0; i < ARRAY_SIZE(format_names); i++) {
-			if (!strcmp(arg, format_names[i])) {
-				o->format = (enum out_format)i;
-				return 1;
-			}
-		}
-		usage_error(cmd,
-			    "unknown format '%s' (text, json, csv, hyperfine, chrome, folded, "
-			    "html)",
-			    arg);
-		return -1;
-	case OUT_OPT_JSON:
-		o->format = OUT_JSON;
-		return 1;
-	case OUT_OPT_COLOR:
-		if (strcmp(arg, "auto") && strcmp(arg, "always") && strcmp(arg, "never")) {
-			usage_error(cmd, "--color wants auto, always or never");
-			return -1;
-		}
-		o->color = arg;
-		return 1;
-	case OUT_OPT_ALL_RUNS:
-		o->all_runs = true;
-		return 1;
-	case 'o':
-		o->path = arg;
-		return 1;
-	default:
-		return 0;
-	}
-}
 
 static int render(FILE *f, const struct out_opts *o, const struct report *rep, struct errbuf *err)
 {
@@ -101,21 +63,4 @@ int out_write(const struct out_opts *o, const struct report *rep, struct errbuf 
 	struct job j = {o, rep};
 
 	return write_atomic(o->path, render_job, &j, err);
-}
-
-void csv_field(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }

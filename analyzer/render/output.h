@@ -1,6 +1,7 @@
 /*
- * Where and how a report is written: the --format and -o options shared by
- * run, report and compare, and the dispatch to the renderers.
+ * Where and how a report is written: the output settings shared by run,
+ * report and compare (their options are in cmd/), and the dispatch to the
+ * renderers.
  */
 #ifndef LDPROF_OUTPUT_H
 #define LDPROF_OUTPUT_H
@@ -8,6 +9,7 @@
 #include <stdbool.h>
 
 #include "model/analyze.h"
+#include "base/csv.h" /* csv_field, for the CSV renderers */
 #include "base/util.h"
 
 enum out_format {
@@ -27,38 +29,10 @@ struct out_opts {
 	bool all_runs;	   /* chrome: every run, not only the median one */
 };
 
-/* The long options every reporting command accepts, and their help text. */
-enum {
-	OUT_OPT_FORMAT = 1000,
-	OUT_OPT_JSON,
-	OUT_OPT_COLOR,
-	OUT_OPT_ALL_RUNS,
-};
-#define OUT_LONG_OPTIONS                                                                           \
-	{"format", required_argument, NULL, OUT_OPT_FORMAT},                                       \
-		{"json", no_argument, NULL, OUT_OPT_JSON},                                         \
-		{"color", required_argument, NULL, OUT_OPT_COLOR},                                 \
-		{"all-runs", no_argument, NULL, OUT_OPT_ALL_RUNS},                                 \
-	{                                                                                          \
-		"output", required_argument, NULL, 'o'                                             \
-	}
-#define OUT_USAGE                                                                                  \
-	"      --format FMT    text (default), json, csv, hyperfine, chrome, folded or html\n"     \
-	"      --json          the same as --format json\n"                                        \
-	"  -o, --output FILE   write there (atomically) instead of to standard output\n"           \
-	"      --all-runs      chrome and folded: every run, not only the median one\n"            \
-	"      --color WHEN    auto, always or never (default auto; NO_COLOR is honoured)\n"
-
-/*
- * Handle one getopt result for the options above: 1 if it was one of them,
- * 0 if not, or -1 after printing a usage error for cmd.
- */
-int out_option(int c, const char *arg, struct out_opts *o, const char *cmd);
+/* "text", "json", ... by enum out_format; NULL-terminated. */
+extern const char *const out_format_names[];
 
 /* Render rep; -o files are written to a temporary name and renamed. */
 int out_write(const struct out_opts *o, const struct report *rep, struct errbuf *err);
-
-/* One CSV field (RFC 4180): quoted when it holds a comma, quote or newline; NULL is empty. */
-void csv_field(FILE *f, const char *s);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/textsafe.h"
 #include "render/render.h"
 #include "model/timeline.h"
 
@@ -101,7 +102,7 @@ static void header(const struct out *o, const struct report *rep)
 
 	fputs(BOLD(o), o->f);
 	for (int i = 0; i < t->argc; i++)
-		fprintf(o->f, "%s%s", i ? " " : "", t->argv[i]);
+		fprintf(o->f, "%s%s", i ? " " : "", term_safe(t->argv[i]));
 	fprintf(o->f, "%s\n", RESET(o));
 	fprintf(o->f, "  %s, %zu runs", elf_kind_name(t->kind), rep->runs);
 	if (rep->warmup_runs)
@@ -211,7 +212,7 @@ static void object_table(const struct out *o, const struct report *rep)
 
 	for (size_t i = 0; i < rep->nobjs; i++) {
 		const struct trace_object *to = &rep->t->obj[rep->objs[i].obj];
-		int n = snprintf(name, sizeof name, "%s%s", to->path, role_tag(to));
+		int n = snprintf(name, sizeof name, "%s%s", term_safe(to->path), role_tag(to));
 		if (object_shown(to) && n > w)
 			w = n;
 	}
@@ -230,7 +231,7 @@ static void object_table(const struct out *o, const struct report *rep)
 			ro->total.n ? fmax(ro->total.median - ro->total.ci_lo,
 					   ro->total.ci_hi - ro->total.median)
 				    : NAN);
-		snprintf(name, sizeof name, "%s%s", to->path, role_tag(to));
+		snprintf(name, sizeof name, "%s%s", term_safe(to->path), role_tag(to));
 		fprintf(o->f, "  %-*s %8s %8s %8s %8s %8s %7s ", w, name, c[0], c[1], c[2], c[3],
 			c[4], pm);
 		if (isnan(ro->share))
@@ -274,7 +275,8 @@ static void verdict(const struct out *o, const struct report *rep)
 	for (size_t i = 0; i < rep->nadvice; i++) {
 		const struct advice *a = &rep->advice[i];
 		fmt_dur(o, d, sizeof d, a->saved_us);
-		fprintf(o->f, "  %10s  %s%s%s: %s\n", d, BOLD(o), a->what, RESET(o), a->why);
+		fprintf(o->f, "  %10s  %s%s%s: %s\n", d, BOLD(o), term_clean(a->what), RESET(o),
+			term_clean(a->why));
 	}
 }
 
@@ -309,5 +311,5 @@ void render_text(FILE *f, const struct report *rep, const struct text_style *st)
 	verdict(&o, rep);
 	overhead_line(&o, rep);
 	for (size_t i = 0; i < rep->nnotes; i++)
-		fprintf(f, "  %snote:%s %s\n", BOLD(&o), RESET(&o), rep->notes[i]);
+		fprintf(f, "  %snote:%s %s\n", BOLD(&o), RESET(&o), term_clean(rep->notes[i]));
 }

@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/commands.h"
+#include "base/exit.h"
 #include "run/launch.h"
-#include "render/output.h"
 #include "run/target.h"
 #include "base/tsc.h"
 
@@ -15,71 +14,6 @@ void profile_opts_defaults(struct profile_opts *o)
 	memset(o, 0, sizeof *o);
 	run_plan_defaults(&o->plan);
 	o->timeout_s = 60;
-}
-
-int profile_option(int c, const char *arg, struct profile_opts *o, const char *cmd)
-{
-	unsigned long v;
-
-	switch (c) {
-	case 'n':
-		if (parse_ulong(arg, 1, 1000000, &v))
-			return usage_error(cmd, "--runs wants a number from 1, not '%s'", arg), -1;
-		o->plan.runs = v;
-		return 1;
-	case 'w':
-		if (parse_ulong(arg, 0, 1000000, &v))
-			return usage_error(cmd, "--warmup wants a number, not '%s'", arg), -1;
-		o->plan.warmup = v;
-		return 1;
-	case PROF_OPT_MAX_TIME:
-		if (parse_seconds(arg, &o->plan.max_seconds))
-			return usage_error(cmd, "--max-time wants seconds, not '%s'", arg), -1;
-		return 1;
-	case PROF_OPT_TIMEOUT:
-		if (parse_seconds(arg, &o->timeout_s))
-			return usage_error(cmd, "--timeout wants seconds, not '%s'", arg), -1;
-		return 1;
-	case PROF_OPT_NO_OVERHEAD:
-		o->plan.plain = false;
-		return 1;
-	case PROF_OPT_PRELOAD:
-		o->preload = true;
-		return 1;
-	case PROF_OPT_SYMBIND:
-		o->symbind = true;
-		return 1;
-	case PROF_OPT_SHOW_OUTPUT:
-		o->show_output = true;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-int profile_parse(int argc, char **argv, const char *cmd, const struct option *long_opts,
-		  struct profile_opts *p, struct out_opts *out)
-{
-	int c, handled;
-
-	profile_opts_defaults(p);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTIONS "o:h", long_opts, NULL)) !=
-	       -1) {
-		if ((handled = profile_option(c, optarg, p, cmd)) ||
-		    (handled = out_option(c, optarg, out, cmd))) {
-			if (handled < 0)
-				return EXIT_USAGE;
-			continue;
-		}
-		if (c == 'h')
-			return print_usage(find_command(cmd), stdout);
-		if (c == ':')
-			return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-		return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-	}
-	return -1;
 }
 
 /* Resolve every side's program before running anything. */

@@ -649,8 +649,12 @@ static int decode_runs(struct cursor *c, struct trace *t, struct tf_decode_state
 			return set_err(err, EPROTO, "RUNS section out of order");
 		if (rtag != RUNS_RUN)
 			continue;
+		/* A stream of runs beyond META's count is damage, not more to read. */
+		if (t->nrun >= st->runs_expected)
+			return set_err(err, EPROTO, "damaged: more runs than the header's %zu",
+				       st->runs_expected);
 		struct trace_run *r = trace_add_run(t);
-		struct cursor events = cursor_of(NULL, 0);
+		struct cursor events = cursor_of("", 0);
 		while (tlv_next(&rv, &tag, &v))
 			if (!decode_run_field(tag, &v, r, &events))
 				return set_err(err, EPROTO, "damaged run %zu", t->nrun - 1);

@@ -21,6 +21,15 @@
 #define TRACEFILE_SECTION_HDR_SIZE 32u
 #define TRACEFILE_LITTLE_ENDIAN	   1u
 #define TRACEFILE_RUNS_PER_SECTION 64u
+/*
+ * Limits a reader holds a file to, so that a damaged or hostile file (or
+ * /dev/zero) is refused instead of read without bound. A 1000-run trace
+ * is 200 KiB and its largest section well under 1 MiB.
+ */
+#define TRACEFILE_MAX_HEADER_SIZE 4096u
+#define TRACEFILE_MAX_RAW_SECTION (256u << 20) /* decompressed */
+#define TRACEFILE_MAX_FILE_SIZE	  (4ull << 30) /* the whole file */
+#define TRACEFILE_MAX_RAW_TOTAL	  (4ull << 30) /* all sections, decompressed */
 
 /* Section types. Values are part of the format: never renumber. */
 enum tracefile_section {
@@ -54,6 +63,9 @@ struct tracefile_info {
  */
 void tracefile_put_section(struct bbuf *out, uint32_t type, uint32_t flags, struct bbuf *payload);
 
+/* A section header's check field: FNV-1a (32-bit) of its first 24 bytes. */
+uint32_t tracefile_header_check(const uint8_t *p);
+
 /* The whole file for t, in memory. */
 void tracefile_encode(const struct trace *t, struct bbuf *out);
 /*
@@ -68,7 +80,13 @@ int tracefile_decode(const void *buf, size_t n, struct trace *t, struct tracefil
 
 /* Write atomically: a temporary file in the same directory, then rename. */
 int tracefile_write(const char *path, const struct trace *t, struct errbuf *err);
-/* Read path; errors are "PATH: WHY". */
+/*
+ * Read path as tracefile_decode reads a buffer, one section at a time: the
+ * header is checked before anything else is read, each section is read
+ * only as far as its header says and the limits above allow, and at most
+ * one section is in memory. A device, FIFO or pipe that is not a trace is
+ * refused after its first 32 bytes. Errors are "PATH: WHY".
+ */
 int tracefile_read(const char *path, struct trace *t, struct tracefile_info *info,
 		   struct errbuf *err);
 

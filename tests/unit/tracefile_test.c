@@ -2,12 +2,17 @@
  * Unit tests for the trace file: a trace survives the round trip (the same
  * report, byte for byte); a file cut anywhere is either refused or read up
  * to its last whole section; damage is refused, never read out of range
- * (the ASan build checks that); unknown sections and fields are skipped.
+ * (the ASan build checks that); unknown sections and fields are skipped;
+ * a file is read through a pipe as from disk, and a stream that is not a
+ * trace is refused after its first bytes.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fake-trace.h"
 #include "render/render.h"
@@ -209,6 +214,82 @@ static void test_unknown_sections(void)
 	bb_free(&b);
 }
 
+/*
+ * A pipe whose writer (a child) sends the first n bytes of b, then zeros
+ * until the reader closes it; the child exits with the KiB it managed to
+ * write, 255 for "all it tried". Returns the read end.
+ */
+static int stream_of(const struct bbuf *b, size_t n, bool zeros_after, pid_t *child)
+{
+	int fd[2];
+
+	if (pipe(fd))
+		abort();
+	if ((*child = fork()) == 0) {
+		static const char zero[1024];
+		size_t sent = 0;
+		signal(SIGPIPE, SIG_IGN);
+		close(fd[0]);
+		if (n && write(fd[1], b->p, n) != (ssize_t)n)
+			_exit(0);
+		while (zeros_after && sent < (64u << 20) && write(fd[1], zero, sizeof zero) > 0)
+			sent += sizeof zero;
+		_exit(sent >> 10 > 254 ? 255 : (int)(sent >> 10));
+	}
+	close(fd[1]);
+	return fd[0];
+}
+
+/* tracefile_read of a pipe: the trace's report, or the error; *kib is what the writer sent after n. */
+static int read_stream(const struct bbuf *b, size_t n, bool zeros, char **json, int *kib)
+{
+	struct trace u;
+	struct tracefile_info info;
+	struct errbuf err;
+	char path[64];
+	pid_t child;
+	int st, fd = stream_of(b, n, zeros, &child);
+	int r;
+
+	snprintf(path, sizeof path, "/dev/fd/%d", fd);
+	r = tracefile_read(path, &u, &info, &err);
+	*json = r ? NULL : report_json(&u);
+	trace_free(&u);
+	close(fd);
+	waitpid(child, &st, 0);
+	*kib = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return r;
+}
+
+static void test_streams(void)
+{
+	struct trace t, u;
+	struct bbuf b = {0};
+	struct tracefile_info info;
+	struct errbuf err;
+	char *want, *got;
+	int kib;
+
+	encode_fake(100, &b, &t);
+	want = report_json(&t);
+	CHECK(read_stream(&b, b.len, false, &got, &kib) == 0);
+	CHECK(got && !strcmp(got, want));
+	free(got);
+	/* Zeros at byte 0, after the header, after META's section header: refused
+	   at once; the writer gets no further than the pipe's buffer (64 KiB). */
+	CHECK(read_stream(&b, 0, true, &got, &kib) == -EINVAL && kib < 128);
+	CHECK(read_stream(&b, TRACEFILE_HEADER_SIZE, true, &got, &kib) == -EPROTO && kib < 128);
+	CHECK(read_stream(&b, TRACEFILE_HEADER_SIZE + TRACEFILE_SECTION_HDR_SIZE, true, &got,
+			  &kib) == -EPROTO &&
+	      kib < 128);
+	CHECK(tracefile_read("/dev/zero", &u, &info, &err) == -EINVAL);
+	CHECK(strstr(err.msg, "/dev/zero: not an ldprof trace") != NULL);
+	trace_free(&u);
+	free(want);
+	trace_free(&t);
+	bb_free(&b);
+}
+
 static void test_tlv_skips_unknown_fields(void)
 {
 	struct bbuf b = {0};
@@ -238,6 +319,7 @@ int main(void)
 {
 	test_roundtrip();
 	test_truncation();
+	test_streams();
 	test_damage();
 	test_refusals();
 	test_unknown_sections();

@@ -1,0 +1,56 @@
+/*
+ * Option tables more than one command shares: how programs are profiled
+ * (run, record, compare) and where a report goes (run, report, compare,
+ * audit, diff, deps). Each expands to entries of a struct opt table.
+ */
+#ifndef LDPROF_COMMON_OPTIONS_H
+#define LDPROF_COMMON_OPTIONS_H
+
+#include "cmd/options.h"
+#include "render/output.h"
+#include "run/profile.h"
+
+#define PROFILE_OPTIONS(p)                                                                         \
+	OPT_UNSIGNED('n', "runs", "N", &(p)->plan.runs, 1, 1000000,                                \
+		     "exactly N counted runs (default: adaptive, at least 20,\n"                   \
+		     "until the median total is known to +-1% or ~3 s pass,\n"                     \
+		     "at most 1000)"),                                                             \
+		OPT_UNSIGNED('w', "warmup", "N", &(p)->plan.warmup, 0, 1000000,                    \
+			     "N uncounted runs first (default 3)"),                                \
+		OPT_SECONDS(0, "max-time", "SEC", &(p)->plan.max_seconds,                          \
+			    "adaptive mode: stop after about SEC seconds (default 3)"),            \
+		OPT_SET(0, "no-overhead", &(p)->plan.plain, 0,                                     \
+			"do not interleave plain runs (halves the work)"),                         \
+		OPT_BOOL(0, "preload", &(p)->preload,                                              \
+			 "see main and exit through an LD_PRELOAD library instead\n"               \
+			 "of patching GOT slots (costs one more mapped object)"),                  \
+		OPT_BOOL(0, "symbind", &(p)->symbind,                                              \
+			 "also time each BIND_NOW object's PLT binding with\n"                     \
+			 "la_symbind64, to check the relocation model (slower)"),                  \
+		OPT_SECONDS(0, "timeout", "SEC", &(p)->timeout_s,                                  \
+			    "kill a run after SEC seconds (default 60)"),                          \
+		OPT_BOOL(0, "show-output", &(p)->show_output,                                      \
+			 "let the program write to the terminal (default: its\n"                   \
+			 "stdout and stderr go to /dev/null; stdin is /dev/null)")
+
+#define FORMAT_BIT(f)  (1ul << (f))
+#define REPORT_FORMATS 0ul /* all of them */
+
+#define OPT_JSON(v) OPT_SET(0, "json", v, OUT_JSON, "the same as --format json")
+#define OPT_COLOR(v)                                                                               \
+	OPT_CHOICE(0, "color", "WHEN", v, color_choices,                                           \
+		   "auto, always or never (default auto; NO_COLOR is honoured)")
+extern const char *const color_choices[];
+
+/* What run and report write: any format, to stdout or -o FILE. */
+#define REPORT_OUTPUT_OPTIONS(out)                                                                 \
+	OPT_FORMAT(&(out)->format, REPORT_FORMATS,                                                 \
+		   "text (default), json, csv, hyperfine, chrome, folded or html"),                \
+		OPT_JSON(&(out)->format),                                                          \
+		OPT_OUTPUT(&(out)->path,                                                           \
+			   "write there (atomically) instead of to standard output"),              \
+		OPT_BOOL(0, "all-runs", &(out)->all_runs,                                          \
+			 "chrome and folded: every run, not only the median one"),                 \
+		OPT_COLOR(&(out)->color)
+
+#endif
