@@ -77,7 +77,7 @@ expect_eq "--preload: four images, all with argv and an end" 4 \
 
 # Three chunks in all: the top and the first two of six children record,
 # four execs are counted lost, and the workload runs as ever.
-"$probe" -b 8192 -c 2048 "$tree" chain "$TMP/log4" 6 >"$TMP/out4" 2>&1
+"$probe" -b 10240 -c 2048 "$tree" chain "$TMP/log4" 6 >"$TMP/out4" 2>&1
 expect_eq "tiny buffer: the workload succeeds" "run status=0" "$(cut -d' ' -f1,2 "$TMP/out4" | head -n 1)"
 expect_eq "tiny buffer: three recorded" 3 "$(grep -c '^proc .* corrupt=0 .*ok=1' "$TMP/out4")"
 expect_eq "tiny buffer: four lost" "lost_execs=4" "$(sed -n 2p "$TMP/out4")"
