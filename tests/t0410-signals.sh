@@ -111,7 +111,16 @@ stopped_within() {
 start_slow tstp "" default 3 4
 kill -TSTP "$pid"
 p7=$(sed -n 7p "$log")
-check "Ctrl-Z: the run stops with ldprof" stopped_within "$p7" 2
+if stopped_within "$p7" 2; then
+	ok "Ctrl-Z: the run stops with ldprof"
+else
+	not_ok "Ctrl-Z: the run stops with ldprof"
+	# What was stopped instead, for the log.
+	for p in "$pid" $(cat "$log"); do
+		printf '# %s: %s\n' "$p" "$(grep '^State' "/proc/$p/status" 2>/dev/null)"
+	done
+	sed 's/^/# /' "$TMP/tstp.err"
+fi
 sleep 1.3
 kill -CONT "$pid"
 check "  SIGCONT: ldprof goes on and ends" gone_within "$pid" 15
