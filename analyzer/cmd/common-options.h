@@ -14,11 +14,15 @@
 	OPT_UNSIGNED('n', "runs", "N", &(p)->plan.runs, 1, 1000000,                                \
 		     "exactly N counted runs (default: adaptive, at least 20,\n"                   \
 		     "until the median total is known to +-1% or ~3 s pass,\n"                     \
-		     "at most 1000)"),                                                             \
+		     "at most 1000; with -f at least 3, +-2% or ~10 s)"),                          \
+		OPT_BOOL('f', "follow", &(p)->follow,                                              \
+			 "follow the whole workload: every process it starts, by\n"               \
+			 "any route, each exec with its binary and its kind"),                     \
 		OPT_UNSIGNED('w', "warmup", "N", &(p)->plan.warmup, 0, 1000000,                    \
-			     "N uncounted runs first (default 3)"),                                \
+			     "N uncounted runs first (default 3; 1 with -f)"),                     \
 		OPT_SECONDS(0, "max-time", "SEC", &(p)->plan.max_seconds,                          \
-			    "adaptive mode: stop after about SEC seconds (default 3)"),            \
+			    "adaptive mode: stop after about SEC seconds (default 3;\n"           \
+			    "10 with -f)"),                                                        \
 		OPT_SET(0, "no-overhead", &(p)->plan.plain, 0,                                     \
 			"do not interleave plain runs (halves the work)"),                         \
 		OPT_BOOL(0, "preload", &(p)->preload,                                              \

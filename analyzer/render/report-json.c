@@ -127,6 +127,89 @@ static void status_fields(struct json *j, int st)
 	}
 }
 
+/* Microseconds from the run's start; null when the moment was not seen. */
+static void tree_time(struct json *j, const char *key, const struct trace *t,
+		      const struct trace_run *r, uint64_t ts)
+{
+	if (!ts)
+		json_null(j, key);
+	else
+		json_num(j, key, ts >= r->exec_ts ? trace_ticks_to_us(t, ts - r->exec_ts)
+						  : -trace_ticks_to_us(t, r->exec_ts - ts));
+}
+
+static void tree_exec_obj(struct json *j, const struct trace *t, const struct trace_run *r,
+			  const struct tree_proc *p, size_t k)
+{
+	const struct tree_exec *e = &p->exec[k];
+
+	json_obj_open(j, NULL);
+	json_int(j, "pid", p->pid);
+	json_int(j, "ppid", p->ppid);
+	json_str(j, "path", e->path);
+	json_str(j, "comm", e->comm);
+	if (e->argv) {
+		json_arr_open(j, "argv");
+		for (size_t a = 0; a < e->argc; a++)
+			json_str(j, NULL, e->argv[a]);
+		json_arr_close(j);
+	} else {
+		json_null(j, "argv");
+	}
+	tree_time(j, "start_us", t, r, e->ts);
+	tree_time(j, "end_us", t, r, e->end_ts);
+	json_str(j, "kind", tree_exec_kind_name(e->kind));
+	/* A process's status is its last image's. */
+	if (k + 1 == p->nexec && p->have_status) {
+		status_fields(j, p->wait_status);
+	} else {
+		json_null(j, "exit_status");
+		json_null(j, "signal");
+	}
+	json_obj_close(j);
+}
+
+/* -f: the run's process tree, every process and every exec (tree.h). */
+static void tree_obj(struct json *j, const struct trace *t, const struct trace_run *r)
+{
+	const struct run_tree *tr = r->tree;
+
+	json_obj_open(j, "tree");
+	json_int(j, "lost_events", (long long)tr->lost_events);
+	json_int(j, "lost_execs", (long long)tr->lost_execs);
+	json_num(j, "cpu_user_us", tr->have_cpu ? tr->cpu_user_us : NAN);
+	json_num(j, "cpu_sys_us", tr->have_cpu ? tr->cpu_sys_us : NAN);
+	json_arr_open(j, "processes");
+	for (size_t i = 0; i < tr->nproc; i++) {
+		const struct tree_proc *p = &tr->proc[i];
+		json_obj_open(j, NULL);
+		json_int(j, "pid", p->pid);
+		json_int(j, "ppid", p->ppid);
+		if (p->parent == TREE_NO_PROC)
+			json_null(j, "parent");
+		else
+			json_int(j, "parent", p->parent);
+		tree_time(j, "fork_us", t, r, p->fork_ts);
+		tree_time(j, "exit_us", t, r, p->exit_ts);
+		json_bool(j, "orphan", p->orphan);
+		json_int(j, "execs", (long long)p->nexec);
+		if (p->have_status) {
+			status_fields(j, p->wait_status);
+		} else {
+			json_null(j, "exit_status");
+			json_null(j, "signal");
+		}
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_arr_open(j, "execs");
+	for (size_t i = 0; i < tr->nproc; i++)
+		for (size_t k = 0; k < tr->proc[i].nexec; k++)
+			tree_exec_obj(j, t, r, &tr->proc[i], k);
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
 /* Each counted run: its total and how it ended. */
 static void per_run(struct json *j, const struct report *rep)
 {
@@ -148,6 +231,8 @@ static void per_run(struct json *j, const struct report *rep)
 				json_num(j, NULL, bd->valid ? bd->phase_us[p] : NAN);
 			json_arr_close(j);
 		}
+		if (r->tree)
+			tree_obj(j, t, r);
 		json_obj_close(j);
 	}
 	json_arr_close(j);

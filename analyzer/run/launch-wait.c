@@ -22,12 +22,43 @@ static bool exited(pid_t pid)
 	return si.si_pid == pid;
 }
 
-/* The run's group, and its leader too if it left the group (setsid). */
-static void signal_run(pid_t pid, int sig)
+/*
+ * The run's group, and its leader too if it left the group (setsid); with
+ * -f, every process of the tree still alive, wherever its group is.
+ */
+static void signal_run(struct launcher *l, pid_t pid, int sig)
 {
-	kill(-pid, sig);
-	if (getpgid(pid) != pid)
-		kill(pid, sig);
+	if (!l->follow || !l->fl.top_reaped) {
+		kill(-pid, sig);
+		if (getpgid(pid) != pid)
+			kill(pid, sig);
+	}
+	if (l->follow)
+		follow_signal_live(&l->fl, sig);
+}
+
+/* Another kill for -f: a process forked while the last one was sent. */
+#define REKILL_NS 100000000ull
+
+/* One wait for the run's end: its pidfd, or (-f) the tree's rings and SIGCHLD. */
+static bool wait_some(struct launcher *l, pid_t pid, int pidfd, int ms)
+{
+	struct pollfd p[64];
+	size_t n = 0;
+
+	if (l->follow)
+		n = follow_pollfds(&l->fl, p, 63);
+	else
+		p[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
+	p[n++] = (struct pollfd){.fd = interrupt_wake_fd(), .events = POLLIN};
+	poll(p, n, ms);
+	if (p[n - 1].revents)
+		interrupt_drain();
+	if (l->follow) {
+		follow_service(&l->fl);
+		return follow_done(&l->fl);
+	}
+	return pidfd >= 0 ? (p[0].revents & POLLIN) != 0 : exited(pid);
 }
 
 static int ms_until(uint64_t now, uint64_t when)
@@ -69,29 +100,25 @@ void launch_wait(struct launcher *l, pid_t pid, int pidfd, struct run_end *e)
 		uint64_t now = mono_ns();
 		if (interrupt_requested() && !e->interrupted) {
 			e->interrupted = true;
-			signal_run(pid, SIGINT);
+			signal_run(l, pid, SIGINT);
 			kill_at = now + INTERRUPT_GRACE_NS;
 		}
 		if (deadline && now >= deadline) {
 			e->timed_out = true;
-			signal_run(pid, SIGKILL);
-			deadline = kill_at = 0;
+			signal_run(l, pid, SIGKILL);
+			deadline = 0;
+			kill_at = l->follow ? now + REKILL_NS : 0;
 		}
 		if (kill_at && now >= kill_at) {
-			signal_run(pid, SIGKILL);
-			kill_at = 0;
+			signal_run(l, pid, SIGKILL);
+			kill_at = l->follow ? now + REKILL_NS : 0;
 		}
 		if (l->tty.fd >= 0 && !l->tty_now)
 			hand_terminal(l, pid, e);
-		struct pollfd p[2] = {{.fd = pidfd, .events = POLLIN},
-				      {.fd = interrupt_wake_fd(), .events = POLLIN}};
 		int ms = ms_until(now, earliest(deadline, kill_at));
-		poll(p, 2, cap >= 0 && (ms < 0 || ms > cap) ? cap : ms);
-		if (p[1].revents)
-			interrupt_drain();
-		if (pidfd >= 0 ? (p[0].revents & POLLIN) != 0 : exited(pid))
+		if (wait_some(l, pid, pidfd, cap >= 0 && (ms < 0 || ms > cap) ? cap : ms))
 			break;
 	}
-	if (e->interrupted)
+	if (e->interrupted && !l->follow)
 		kill(-pid, SIGKILL); /* what is left of the run's group */
 }

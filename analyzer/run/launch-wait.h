@@ -14,7 +14,12 @@ struct run_end {
 	bool tty_handed; /* stopped for the terminal, then given it */
 };
 
-/* Until pid (the leader of the run's group) exits; it is not reaped. */
+/*
+ * Until pid (the leader of the run's group) exits; it is not reaped. With
+ * -f (l->follow), until every process of the tree has exited and been
+ * reaped (follow.h): the timeout and Ctrl-C then reach every process of
+ * the tree that is still alive, whatever its process group.
+ */
 void launch_wait(struct launcher *l, pid_t pid, int pidfd, struct run_end *e);
 
 #endif

@@ -167,6 +167,12 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 	l->show_output = o->show_output;
 	l->preload = o->preload;
 	l->timeout_s = o->timeout_s;
+	l->gate[0] = l->gate[1] = -1;
+	if (o->follow) {
+		if ((r = follow_init(&l->fl, err)))
+			goto out;
+		l->follow = true;
+	}
 	l->devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (l->devnull < 0) {
 		r = set_err(err, errno, "/dev/null: %s", strerror(errno));
@@ -201,11 +207,26 @@ void launcher_fini(struct launcher *l)
 	free_env(l->env_plain);
 	free_env(l->env_profiled);
 	free(l->path);
+	if (l->follow)
+		follow_fini(&l->fl);
 	memset(l, 0, sizeof *l);
 	l->shm.fd = -1;
 	l->devnull = -1;
 	l->stderr_fd = -1;
 	l->tty.fd = -1;
+}
+
+/* -f, in the child: wait until the launcher has attached the events. */
+static bool await_gate(struct launcher *l)
+{
+	char c;
+	ssize_t n;
+
+	close(l->gate[1]);
+	while ((n = read(l->gate[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(l->gate[0]);
+	return n == 1;
 }
 
 /* In the child: everything here happens before the clock starts. */
@@ -227,6 +248,8 @@ static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
 	/* The shim maps the buffer through this fd and closes it at once. */
 	if (profiled)
 		fcntl(l->shm.fd, F_SETFD, 0);
+	if (l->gate[0] >= 0 && !await_gate(l))
+		_exit(127); /* the events could not be attached: the launcher says why */
 	l->shm.hdr->pid = getpid();
 	l->shm.hdr->exec_ts = tsc_now();
 	execve(l->path, l->argv, profiled ? l->env_profiled : l->env_plain);
@@ -265,7 +288,32 @@ static int run_result(const struct launcher *l, const struct run_end *e, int sta
 	return 0;
 }
 
-/* Start the program once and reap it; r gets its status, usage and clock. */
+static void close_gate(struct launcher *l)
+{
+	for (int i = 0; i < 2; i++)
+		if (l->gate[i] >= 0)
+			close(l->gate[i]);
+	l->gate[0] = l->gate[1] = -1;
+}
+
+/* -f: attach the events to the waiting child, then let it exec. */
+static int start_following(struct launcher *l, pid_t pid, struct errbuf *err)
+{
+	int ret = 0;
+
+	if (l->gate[1] >= 0) {
+		if (!(ret = follow_attach(&l->fl, pid, err)) && write(l->gate[1], "x", 1) != 1)
+			ret = set_err(err, errno, "pipe: %s", strerror(errno));
+	}
+	close_gate(l);
+	return ret;
+}
+
+/*
+ * Start the program once and reap it; r gets its status, usage and clock.
+ * With -f, the run ends when the last process of its tree is reaped, and a
+ * profiled run gets its tree (r->tree).
+ */
 static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_t *pidp,
 		    struct errbuf *err)
 {
@@ -282,23 +330,41 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
 	l->tty_now = l->tty.give && terminal_ours(&l->tty);
 	interrupt_take_suspended();
+	if (l->follow && profiled && pipe2(l->gate, O_CLOEXEC))
+		return set_err(err, errno, "pipe: %s", strerror(errno));
+	if (l->follow)
+		follow_prepare(&l->fl);
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
-		return set_err(err, errno, "fork: %s", strerror(errno));
+	if (pid < 0) {
+		ret = set_err(err, errno, "fork: %s", strerror(errno));
+		close_gate(l);
+		if (l->follow)
+			follow_abort(&l->fl);
+		return ret;
+	}
 	if (pid == 0)
 		child(l, profiled);
 	setpgid(pid, pid); /* as the child does: whichever runs first */
 	interrupt_set_group(pid);
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (l->follow && (ret = start_following(l, pid, err))) {
+		interrupt_set_group(0);
+		follow_abort(&l->fl);
+		return ret;
+	}
+	pidfd = l->follow ? -1 : (int)syscall(SYS_pidfd_open, pid, 0);
 	launch_wait(l, pid, pidfd, &e);
-	interrupt_set_group(0); /* before the reap frees its pid for reuse */
-	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR) {
-			ret = set_err(err, errno, "wait4: %s", strerror(errno));
-			break;
-		}
-	r->reap_ts = tsc_now();
+	if (l->follow) {
+		r->tree = follow_finish(&l->fl, l->shm.hdr->exec_ts, &status, &r->reap_ts, &ru);
+	} else {
+		interrupt_set_group(0); /* before the reap frees its pid for reuse */
+		while (wait4(pid, &status, 0, &ru) < 0)
+			if (errno != EINTR) {
+				ret = set_err(err, errno, "wait4: %s", strerror(errno));
+				break;
+			}
+		r->reap_ts = tsc_now();
+	}
 	if (l->tty_now || e.tty_handed)
 		terminal_give(&l->tty, getpgrp()); /* back to ldprof */
 	if (pidfd >= 0)
@@ -320,9 +386,17 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 	pid_t pid = 0;
 	int ret = run_once(l, profiled, r, &pid, err);
 
+	if (!profiled && r->tree) {
+		run_tree_free(r->tree); /* a plain run is only timed */
+		free(r->tree);
+		r->tree = NULL;
+	}
 	if (ret || !profiled)
 		return ret;
 	shm_collect(&l->shm, pid, t, r);
+	/* The top's first image is the run's own: its records are r->ev. */
+	if (r->tree && r->shim_attached && r->tree->nproc && r->tree->proc[0].nexec)
+		r->tree->proc[0].exec[0].kind = TREE_EXEC_SHIM;
 	return 0;
 }
 
@@ -342,6 +416,10 @@ char *launcher_stderr(struct launcher *l, bool profiled, size_t max)
 		text = xmalloc(max + 1);
 		n = pread(fd, text, max, 0);
 		text[n > 0 ? n : 0] = '\0';
+	}
+	if (r.tree) {
+		run_tree_free(r.tree);
+		free(r.tree);
 	}
 	l->stderr_fd = -1;
 	close(fd);

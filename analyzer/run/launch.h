@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "run/follow.h"
 #include "run/shm.h"
 #include "run/terminal.h"
 #include "run/trace.h"
@@ -28,6 +29,9 @@ struct launcher {
 	int stderr_fd; /* >= 0: the program's stderr goes here (a diagnostic run) */
 	struct terminal tty;
 	bool tty_now; /* this run starts with the terminal */
+	bool follow;  /* -f: every run is followed down its whole process tree */
+	struct follow fl;
+	int gate[2];  /* -f: the child waits on gate[0] until the events are attached */
 };
 
 /* How long a run may take to exit after Ctrl-C passed SIGINT on to it. */
@@ -41,6 +45,7 @@ struct launch_opts {
 	bool profiled; /* false: never add the shim (static programs) */
 	bool preload;  /* hook main/exit with the LD_PRELOAD part, not GOT slots */
 	bool symbind;  /* the audit module with la_symbind64 (--symbind) */
+	bool follow;   /* -f: follow and reap the whole tree (follow.h) */
 };
 
 int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf *err);

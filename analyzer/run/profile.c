@@ -48,6 +48,7 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 	size_t ready = 0;
 	int r = EXIT_OK;
 
+	run_plan_resolve(&plan, o->follow);
 	if (for_compare)
 		plan.plain = plan.adapt_on_plain = true;
 	for (; ready < n; ready++) {
@@ -55,16 +56,19 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 					 .argv = cmds[ready].argv,
 					 .show_output = o->show_output,
 					 .timeout_s = o->timeout_s,
-					 .profiled = !tg[ready].is_static,
+					 /* -f: a static top's children may be dynamic */
+					 .profiled = !tg[ready].is_static || o->follow,
 					 .preload = o->preload,
-					 .symbind = o->symbind};
+					 .symbind = o->symbind,
+					 .follow = o->follow};
 		if (launcher_init(&l[ready], &lo, &err)) {
 			error_msg("%s", err.msg);
 			r = EXIT_FAIL;
 			goto out;
 		}
-		sides[ready] =
-			(struct runner_side){&l[ready], &traces[ready], !tg[ready].is_static};
+		sides[ready] = (struct runner_side){&l[ready], &traces[ready],
+						    !tg[ready].is_static || o->follow};
+		traces[ready].follow = o->follow;
 	}
 	tsc_cal_begin(&cal);
 	if (runner_execute_multi(sides, n, &plan, &interrupted, &err)) {

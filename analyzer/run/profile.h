@@ -16,6 +16,7 @@ struct profile_opts {
 	bool show_output;
 	bool preload;
 	bool symbind;
+	bool follow; /* -f: every process of the workload (follow.h) */
 	double timeout_s;
 };
 

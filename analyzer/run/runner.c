@@ -11,15 +11,26 @@
 
 void run_plan_defaults(struct run_plan *p)
 {
+	/* warmup, min_runs, max_seconds and the target: run_plan_resolve's. */
 	*p = (struct run_plan){
 		.runs = 0,
-		.warmup = 3,
-		.min_runs = 20,
+		.warmup = RUN_PLAN_UNSET,
 		.max_runs = 1000,
-		.max_seconds = 3.0,
-		.target_rel_ci = 0.01,
 		.plain = true,
 	};
+}
+
+void run_plan_resolve(struct run_plan *p, bool follow)
+{
+	/* A workload runs long: fewer runs, a looser target, a longer budget. */
+	if (p->warmup == RUN_PLAN_UNSET)
+		p->warmup = follow ? 1 : 3;
+	if (!p->min_runs)
+		p->min_runs = follow ? 3 : 20;
+	if (!(p->max_seconds > 0))
+		p->max_seconds = follow ? 10.0 : 3.0;
+	if (!(p->target_rel_ci > 0))
+		p->target_rel_ci = follow ? 0.02 : 0.01;
 }
 
 size_t runner_counted(const struct trace *t, bool profiled)
@@ -60,6 +71,10 @@ static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t, 
 		 * stopped for the terminal is not a sample.
 		 */
 		free(r->ev);
+		if (r->tree) {
+			run_tree_free(r->tree);
+			free(r->tree);
+		}
 		t->nrun--;
 	}
 	return ret == -EAGAIN ? 0 : ret;

@@ -1,7 +1,8 @@
 /*
  * How many runs, in what order: warmup, then profiled runs interleaved with
  * plain ones (to measure the shim's own cost side by side), stopping when
- * the median total is known to +-1% or the time budget is spent.
+ * the median total is known to +-1% (a -f workload: +-2%) or the time
+ * budget is spent.
  */
 #ifndef LDPROF_RUNNER_H
 #define LDPROF_RUNNER_H
@@ -28,7 +29,15 @@ struct runner_side {
 	bool profiled; /* has a loader to profile */
 };
 
+/* What run_plan_defaults leaves to run_plan_resolve (the user did not say). */
+#define RUN_PLAN_UNSET ((unsigned long)-1)
+
 void run_plan_defaults(struct run_plan *p);
+/*
+ * Fill what the user left unset: warmup 3, at least 20 runs, +-1%, ~3 s;
+ * with -f (a workload) warmup 1, at least 3 runs, +-2%, ~10 s.
+ */
+void run_plan_resolve(struct run_plan *p, bool follow);
 
 /*
  * Execute the plan for one or several programs, interleaved round by round

@@ -25,3 +25,14 @@ void run_tree_free(struct run_tree *t)
 	free(t->proc);
 	*t = (struct run_tree){ 0 };
 }
+
+const char *tree_exec_kind_name(enum tree_exec_kind k)
+{
+	static const char *const name[] = {
+		[TREE_EXEC_SHIM] = "shim",     [TREE_EXEC_STATIC] = "static",
+		[TREE_EXEC_SETUID] = "setuid", [TREE_EXEC_NO_SHIM] = "no_shim",
+		[TREE_EXEC_LOST] = "lost",     [TREE_EXEC_UNKNOWN] = "unknown",
+	};
+
+	return (unsigned)k < sizeof name / sizeof *name ? name[k] : NULL;
+}

@@ -70,5 +70,7 @@ struct run_tree {
 };
 
 void run_tree_free(struct run_tree *t);
+/* "shim", "static", "setuid", "no_shim", "lost", "unknown"; NULL if out of range. */
+const char *tree_exec_kind_name(enum tree_exec_kind k);
 
 #endif

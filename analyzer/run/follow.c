@@ -1,0 +1,498 @@
+/* Following a process tree: the perf events, their rings, the reaping (follow.h). */
+#include "run/follow.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/interrupt.h"
+#include "base/tsc.h"
+#include "run/follow-tree.h"
+
+/* 256 KiB per ring: drained while the run goes on, so it need not hold a run. */
+#define RING_BYTES_DEFAULT (256u * 1024)
+
+static long page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+int follow_init(struct follow *f, struct errbuf *err)
+{
+	sigset_t chld;
+	const char *kb = getenv("LDPROF_FOLLOW_RING_KB"); /* tests: a tiny ring */
+
+	memset(f, 0, sizeof *f);
+	f->inherit_fd = -1;
+	f->ring_bytes = RING_BYTES_DEFAULT;
+	if (kb && *kb) {
+		unsigned long v = strtoul(kb, NULL, 10);
+		size_t want = (size_t)page_size(), bytes = v * 1024;
+		while (want < bytes && want < (64u << 20))
+			want <<= 1;
+		f->ring_bytes = want;
+	}
+	/* Orphans come to us instead of init: reaped, counted, timed. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		return set_err(err, errno, "PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	f->sigfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (f->sigfd < 0)
+		return set_err(err, errno, "signalfd: %s", strerror(errno));
+	return 0;
+}
+
+static void rings_close(struct follow *f)
+{
+	for (size_t i = 0; i < f->nring; i++) {
+		if (f->ring[i].base)
+			munmap(f->ring[i].base, f->ring[i].data_size + (size_t)page_size());
+		if (f->ring[i].fd >= 0)
+			close(f->ring[i].fd);
+	}
+	free(f->ring);
+	f->ring = NULL;
+	f->nring = 0;
+	if (f->inherit_fd >= 0)
+		close(f->inherit_fd);
+	f->inherit_fd = -1;
+}
+
+static void records_free(struct follow *f)
+{
+	for (size_t i = 0; i < f->nrec; i++)
+		free(f->rec[i].str);
+	f->nrec = 0;
+	f->nreap = 0;
+	f->lost = 0;
+}
+
+void follow_fini(struct follow *f)
+{
+	if (f->active)
+		follow_abort(f);
+	rings_close(f);
+	records_free(f);
+	free(f->rec);
+	free(f->reap);
+	free(f->scratch);
+	if (f->sigfd > 0)
+		close(f->sigfd);
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	memset(f, 0, sizeof *f);
+	f->inherit_fd = -1;
+	f->sigfd = -1;
+}
+
+/* (rdtsc, CLOCK_MONOTONIC_RAW) at one instant: the tightest of a few reads. */
+static void clock_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		struct timespec ts;
+		uint64_t a = tsc_now();
+		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+		uint64_t b = tsc_now();
+		if (b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		}
+	}
+}
+
+void follow_prepare(struct follow *f)
+{
+	sigset_t chld;
+
+	records_free(f);
+	f->top_reaped = f->all_reaped = false;
+	f->top = 0;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	getrusage(RUSAGE_CHILDREN, &f->ru0);
+	clock_pair(&f->start_tsc, &f->start_ns);
+	if (!f->cal_tsc) {
+		f->cal_tsc = f->start_tsc;
+		f->cal_ns = f->start_ns;
+	}
+	f->active = true;
+}
+
+static void fill_attr(struct perf_event_attr *a, bool records, size_t ring_bytes)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->sample_id_all = 1;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	/* Refused at perf_event_paranoid 2 otherwise; task records still come. */
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC_RAW;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
+	if (records) {
+		a->inherit = 1;
+		a->task = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->mmap = 1; /* executable mappings: the first after an exec is the binary */
+		a->mmap2 = 1;
+	}
+}
+
+static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* mmap fd's ring, halving it while the locked-memory limits refuse. */
+static int ring_map(struct follow_ring *r, int fd, size_t bytes)
+{
+	long pg = page_size();
+
+	r->fd = fd;
+	for (; bytes >= 2 * (size_t)pg; bytes /= 2) {
+		void *p = mmap(NULL, bytes + (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p != MAP_FAILED) {
+			r->base = p;
+			r->data_size = bytes;
+			return 0;
+		}
+		if (errno != EPERM && errno != ENOMEM)
+			break;
+	}
+	return -errno;
+}
+
+static struct follow_ring *ring_add(struct follow *f)
+{
+	f->ring = xrealloc(f->ring, (f->nring + 1) * sizeof *f->ring);
+	f->ring[f->nring] = (struct follow_ring){.fd = -1};
+	return &f->ring[f->nring++];
+}
+
+/* The carrier and one inherited event redirected into its ring. */
+static int attach_set_output(struct follow *f, pid_t pid)
+{
+	struct perf_event_attr a;
+	int fd, r;
+
+	fill_attr(&a, false, f->ring_bytes);
+	if ((fd = perf_open(&a, pid, -1)) < 0)
+		return -errno;
+	if ((r = ring_map(ring_add(f), fd, f->ring_bytes)))
+		return r;
+	fill_attr(&a, true, f->ring_bytes);
+	if ((f->inherit_fd = perf_open(&a, pid, -1)) < 0)
+		return -errno;
+	if (ioctl(f->inherit_fd, PERF_EVENT_IOC_SET_OUTPUT, fd))
+		return -errno;
+	return 0;
+}
+
+/* The fallback: one inherited event per CPU, each with its ring. */
+static int attach_per_cpu(struct follow *f, pid_t pid)
+{
+	struct perf_event_attr a;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int r;
+
+	fill_attr(&a, true, f->ring_bytes);
+	for (long cpu = 0; cpu < ncpu; cpu++) {
+		int fd = perf_open(&a, pid, (int)cpu);
+		if (fd < 0 && errno == ENODEV)
+			continue; /* an offline CPU */
+		if (fd < 0)
+			return -errno;
+		if ((r = ring_map(ring_add(f), fd, f->ring_bytes)))
+			return r;
+	}
+	return f->nring ? 0 : -ENODEV;
+}
+
+int follow_attach(struct follow *f, pid_t pid, struct errbuf *err)
+{
+	int r;
+
+	f->top = pid;
+	f->per_cpu = getenv("LDPROF_FOLLOW_PER_CPU") != NULL; /* tests: the fallback */
+	if (!f->per_cpu && !(r = attach_set_output(f, pid)))
+		return 0;
+	rings_close(f);
+	f->per_cpu = true;
+	if (!(r = attach_per_cpu(f, pid)))
+		return 0;
+	rings_close(f);
+	if (r == -EACCES || r == -EPERM)
+		return set_err(err, -r,
+			       "perf_event_open: %s (-f needs perf events for the task; "
+			       "kernel.perf_event_paranoid is at most 2 here?)",
+			       strerror(-r));
+	return set_err(err, -r, "perf_event_open: %s", strerror(-r));
+}
+
+size_t follow_pollfds(const struct follow *f, struct pollfd *p, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nring && n + 1 < max; i++)
+		p[n++] = (struct pollfd){.fd = f->ring[i].fd, .events = POLLIN};
+	if (n < max)
+		p[n++] = (struct pollfd){.fd = f->sigfd, .events = POLLIN};
+	return n;
+}
+
+static void add_rec(struct follow *f, const struct follow_rec *r)
+{
+	if (f->nrec == f->caprec) {
+		f->caprec = f->caprec ? 2 * f->caprec : 1024;
+		f->rec = xrealloc(f->rec, f->caprec * sizeof *f->rec);
+	}
+	f->rec[f->nrec++] = *r;
+}
+
+/* The string at off in a record of size bytes, before the sample_id trailer. */
+static char *rec_string(const char *p, size_t off, size_t size)
+{
+	size_t end = size >= off + 16 ? size - 16 : off;
+
+	return xasprintf("%.*s", (int)strnlen(p + off, end - off), p + off);
+}
+
+static uint32_t u32_at(const char *p, size_t off)
+{
+	uint32_t v;
+	memcpy(&v, p + off, sizeof v);
+	return v;
+}
+
+static uint64_t u64_at(const char *p, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, p + off, sizeof v);
+	return v;
+}
+
+/* One whole record; bounds are checked against its own size. */
+static void decode(struct follow *f, const char *p, size_t size)
+{
+	struct perf_event_header h;
+	struct follow_rec r = {0};
+
+	memcpy(&h, p, sizeof h);
+	r.type = h.type;
+	switch (h.type) {
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (size < 32)
+			return;
+		r.pid = (int32_t)u32_at(p, 8);
+		r.ppid = (int32_t)u32_at(p, 12);
+		r.tid = (int32_t)u32_at(p, 16);
+		r.ns = u64_at(p, 24);
+		break;
+	case PERF_RECORD_COMM:
+		if (!(h.misc & PERF_RECORD_MISC_COMM_EXEC) || size < 32)
+			return; /* a rename (PR_SET_NAME) is no exec */
+		r.pid = (int32_t)u32_at(p, 8);
+		r.tid = (int32_t)u32_at(p, 12);
+		r.ns = u64_at(p, size - 8);
+		r.str = rec_string(p, 16, size);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (size < 72 + 16 || (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+			return;
+		r.pid = (int32_t)u32_at(p, 8);
+		r.tid = (int32_t)u32_at(p, 12);
+		r.ns = u64_at(p, size - 8);
+		r.str = rec_string(p, 72, size);
+		break;
+	case PERF_RECORD_LOST:
+		if (size >= 24)
+			f->lost += u64_at(p, 16);
+		return;
+	default:
+		return;
+	}
+	add_rec(f, &r);
+}
+
+static void ring_drain(struct follow *f, struct follow_ring *rg)
+{
+	struct perf_event_mmap_page *pg = rg->base;
+	const char *data = (const char *)rg->base + page_size();
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail;
+	size_t mask = rg->data_size - 1;
+
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		size_t off = tail & mask;
+		/* Records are 8-byte aligned, so a header never wraps. */
+		memcpy(&h, data + off, sizeof h);
+		if (h.size < sizeof h || tail + h.size > head)
+			break;
+		if (off + h.size <= rg->data_size) {
+			decode(f, data + off, h.size);
+		} else {
+			size_t first = rg->data_size - off;
+			if (f->scratch_size < h.size) {
+				f->scratch = xrealloc(f->scratch, h.size);
+				f->scratch_size = h.size;
+			}
+			memcpy(f->scratch, data + off, first);
+			memcpy(f->scratch + first, data, h.size - first);
+			decode(f, f->scratch, h.size);
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void add_reap(struct follow *f, pid_t pid, int status)
+{
+	if (f->nreap == f->capreap) {
+		f->capreap = f->capreap ? 2 * f->capreap : 16;
+		f->reap = xrealloc(f->reap, f->capreap * sizeof *f->reap);
+	}
+	f->reap[f->nreap++] = (struct follow_reap){pid, status, tsc_now()};
+}
+
+/* Reap every child that has exited; ECHILD means the whole tree is gone. */
+static void reap_ready(struct follow *f)
+{
+	for (;;) {
+		siginfo_t si;
+		int status;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
+			if (errno == ECHILD)
+				f->all_reaped = true;
+			if (errno != EINTR)
+				return;
+			continue;
+		}
+		if (!si.si_pid)
+			return;
+		/* Before its pid is freed for reuse: no signal may follow it. */
+		if (si.si_pid == f->top)
+			interrupt_set_group(0);
+		if (wait4(si.si_pid, &status, 0, NULL) < 0)
+			continue;
+		if (si.si_pid == f->top)
+			f->top_reaped = true;
+		add_reap(f, si.si_pid, status);
+	}
+}
+
+static void drain_sigfd(struct follow *f)
+{
+	struct signalfd_siginfo si[8];
+
+	while (read(f->sigfd, si, sizeof si) > 0)
+		;
+}
+
+void follow_service(struct follow *f)
+{
+	for (size_t i = 0; i < f->nring; i++)
+		ring_drain(f, &f->ring[i]);
+	drain_sigfd(f);
+	reap_ready(f);
+}
+
+bool follow_done(const struct follow *f)
+{
+	return f->all_reaped;
+}
+
+void follow_signal_live(struct follow *f, int sig)
+{
+	pid_t *live = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nring; i++)
+		ring_drain(f, &f->ring[i]);
+	n = follow_tree_live(f->rec, f->nrec, f->top, &live);
+	for (size_t i = 0; i < n; i++)
+		kill(live[i], sig);
+	free(live);
+}
+
+static void unblock_sigchld(void)
+{
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_UNBLOCK, &chld, NULL);
+}
+
+/* perf ns (CLOCK_MONOTONIC_RAW) to ticks: the run's start pair, the session's rate. */
+static void clock_map(const struct follow *f, struct follow_clock *c)
+{
+	uint64_t end_tsc, end_ns;
+
+	clock_pair(&end_tsc, &end_ns);
+	c->tsc0 = f->start_tsc;
+	c->ns0 = f->start_ns;
+	c->ticks_per_ns = end_ns > f->cal_ns && end_tsc > f->cal_tsc
+				  ? (double)(end_tsc - f->cal_tsc) / (double)(end_ns - f->cal_ns)
+				  : 1.0;
+}
+
+struct run_tree *follow_finish(struct follow *f, uint64_t exec_ts, int *top_status,
+			       uint64_t *reap_ts, struct rusage *usage)
+{
+	struct follow_clock c;
+	struct run_tree *t;
+
+	for (size_t i = 0; i < f->nring; i++)
+		ring_drain(f, &f->ring[i]);
+	clock_map(f, &c);
+	rings_close(f);
+	*top_status = 0;
+	*reap_ts = f->nreap ? f->reap[f->nreap - 1].ts : tsc_now();
+	for (size_t i = 0; i < f->nreap; i++)
+		if (f->reap[i].pid == f->top)
+			*top_status = f->reap[i].status;
+	getrusage(RUSAGE_CHILDREN, usage);
+	t = follow_tree_build(f->rec, f->nrec, f->reap, f->nreap, f->top, exec_ts, &c);
+	t->lost_events += f->lost;
+	follow_tree_cpu(t, &f->ru0, usage);
+	drain_sigfd(f);
+	unblock_sigchld();
+	f->active = false;
+	return t;
+}
+
+void follow_abort(struct follow *f)
+{
+	rings_close(f);
+	if (f->top > 0 && !f->top_reaped) {
+		kill(f->top, SIGKILL);
+		waitpid(f->top, NULL, 0);
+	}
+	drain_sigfd(f);
+	unblock_sigchld();
+	f->active = false;
+}
