@@ -44,7 +44,11 @@ static uint64_t exec_end(const struct trace_run *r, const struct tree_proc *p, s
 	return p->exit_ts > e->ts ? p->exit_ts : r->reap_ts;
 }
 
-/* One exec as a profiled run of the binary's trace (exec_ts = its exec point). */
+/*
+ * One exec as a profiled run of the binary's trace (exec_ts = its exec
+ * point). The launched process's first exec is the run itself: its records
+ * and its start are the run's, exactly as without -f.
+ */
 static void add_exec_run(const struct trace *t, const struct wl_exec *x, struct wl_binary *b,
 			 struct objmap *m)
 {
@@ -52,23 +56,27 @@ static void add_exec_run(const struct trace *t, const struct wl_exec *x, struct 
 	const struct tree_proc *p = &r->tree->proc[x->proc];
 	const struct tree_exec *e = &p->exec[x->exec];
 	struct trace_run *v = trace_add_run(b->sub);
+	bool top = workload_exec_is_run(t, x);
+	const struct trace_event *ev = top ? r->ev : e->ev;
+	size_t nev = top ? r->nev : e->nev;
 
-	v->profiled = v->shim_attached = true;
-	v->exec_ts = e->ts;
+	v->profiled = true;
+	v->shim_attached = top ? r->shim_attached : true;
+	v->exec_ts = workload_exec_start(t, x);
 	v->reap_ts = exec_end(r, p, x->exec);
-	v->shm_flags = e->shm_flags;
+	v->shm_flags = top ? r->shm_flags : e->shm_flags;
 	v->wait_status = x->exec + 1 == p->nexec && p->have_status ? p->wait_status : 0;
 	if (e->have_cpu) {
 		v->usage.utime_us = e->utime_us;
 		v->usage.stime_us = e->stime_us;
 	}
-	v->ev = xmalloc((e->nev ? e->nev : 1) * sizeof *v->ev);
-	v->cap = e->nev;
-	for (size_t i = 0; i < e->nev; i++) {
-		v->ev[i] = e->ev[i];
-		v->ev[i].obj = sub_object(b, m, t, e->ev[i].obj);
+	v->ev = xmalloc((nev ? nev : 1) * sizeof *v->ev);
+	v->cap = nev;
+	for (size_t i = 0; i < nev; i++) {
+		v->ev[i] = ev[i];
+		v->ev[i].obj = sub_object(b, m, t, ev[i].obj);
 	}
-	v->nev = e->nev;
+	v->nev = nev;
 }
 
 /*

@@ -59,6 +59,33 @@ const struct wl_exec *workload_exec(const struct workload *w, size_t run, uint32
 	return i < w->nex && w->ex[i].run == run && w->ex[i].proc == proc ? &w->ex[i] : NULL;
 }
 
+size_t workload_run_execs(const struct workload *w, size_t run, size_t *first)
+{
+	size_t lo = 0, hi = w->nex, n = 0;
+
+	while (lo < hi) { /* w->ex is in run order */
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->ex[mid].run < run)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	while (lo + n < w->nex && w->ex[lo + n].run == run)
+		n++;
+	return n;
+}
+
+bool workload_exec_is_run(const struct trace *t, const struct wl_exec *x)
+{
+	return x->proc == 0 && x->exec == 0 && !workload_tree_exec(t, x)->nev;
+}
+
+uint64_t workload_exec_start(const struct trace *t, const struct wl_exec *x)
+{
+	return workload_exec_is_run(t, x) ? t->run[x->run].exec_ts : workload_tree_exec(t, x)->ts;
+}
+
 bool workload_exec_has_records(const struct trace *t, const struct wl_exec *x)
 {
 	return workload_tree_exec(t, x)->kind == TREE_EXEC_SHIM;
@@ -141,8 +168,9 @@ static void add_exec(struct workload *w, size_t run, uint32_t p, uint32_t k, siz
 	GROW(w->ex, *cap, w->nex);
 	x = &w->ex[w->nex++];
 	*x = (struct wl_exec){.run = run, .proc = p, .exec = k, .bin = bin};
-	x->wall_us = e->end_ts >= e->ts && e->end_ts ? trace_ticks_to_us(t, e->end_ts - e->ts)
-						      : NAN;
+	uint64_t start = workload_exec_start(t, x);
+	x->wall_us = e->end_ts >= start && e->end_ts ? trace_ticks_to_us(t, e->end_ts - start)
+						     : NAN;
 	x->loader_us = x->startup_us = NAN;
 	x->reason = e->kind == TREE_EXEC_SHIM ? NULL : workload_kind_name(e->kind);
 	w->kind_count[e->kind <= TREE_EXEC_UNKNOWN ? e->kind : TREE_EXEC_UNKNOWN]++;

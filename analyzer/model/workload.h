@@ -110,6 +110,14 @@ const struct wl_exec *workload_exec(const struct workload *w, size_t run, uint32
 const char *workload_kind_name(enum tree_exec_kind k);
 /* "shim", "static", "setuid", "no-shim", "lost", "unknown" (JSON, CSV). */
 const char *workload_kind_id(enum tree_exec_kind k);
+/*
+ * Where x's phases start, in ticks: the kernel's exec point, or for the
+ * launched process's first exec the launcher's timestamp before execve,
+ * as without -f.
+ */
+uint64_t workload_exec_start(const struct trace *t, const struct wl_exec *x);
+/* The execs of run r: w->ex[*first ..] for the count returned (0 if none). */
+size_t workload_run_execs(const struct workload *w, size_t run, size_t *first);
 /* The tree's exec behind x. */
 const struct tree_exec *workload_tree_exec(const struct trace *t, const struct wl_exec *x);
 /* The run-relative time in microseconds of a tick in run r (0 at its exec_ts). */
