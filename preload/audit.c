@@ -56,7 +56,7 @@ static int parse_uint(const char **s, uint64_t *out)
 	return 0;
 }
 
-static int header_ok(const struct ldprof_shm_header *h, uint64_t bytes)
+static int header_ok(const struct ldprof_shm_header *h, uint64_t bytes, int follow)
 {
 	const char *magic = LDPROF_SHM_MAGIC;
 
@@ -65,12 +65,83 @@ static int header_ok(const struct ldprof_shm_header *h, uint64_t bytes)
 			return 0;
 	return h->version == LDPROF_SHM_VERSION && h->header_size == sizeof(*h) &&
 	       h->record_size == sizeof(struct ldprof_record) && h->total_size == bytes &&
-	       h->clock == LDPROF_CLOCK_TSC &&
+	       h->clock == LDPROF_CLOCK_TSC && !(h->options & LDPROF_OPT_FOLLOW) == !follow &&
 	       (uint64_t)h->records_off + (uint64_t)h->records_cap * h->record_size <= bytes &&
 	       (uint64_t)h->strings_off + h->strings_cap <= bytes;
 }
 
-/* Map the launcher's buffer named by LDPROF_SHM="FD,BYTES". */
+/* The chunk area: inside the buffer, records aligned, room for one at least. */
+static int chunks_ok(const struct ldprof_shm_header *h, uint64_t bytes)
+{
+	return h->chunk_size >= sizeof(struct ldprof_chunk) + sizeof(struct ldprof_record) &&
+	       !(h->chunk_size % 8) && !(h->chunks_off % 8) && h->chunks_off >= sizeof(*h) &&
+	       (uint64_t)h->chunks_off + (uint64_t)h->chunks_cap * h->chunk_size <= bytes;
+}
+
+/*
+ * Follow mode: any process reopens the launcher's buffer by its path. The
+ * size is checked before the first load, so that whatever file the path
+ * names (the launcher gone and its pid reused) cannot fault us.
+ */
+static struct ldprof_shm_header *map_path(const char *path, uint64_t bytes)
+{
+	long st[18]; /* struct stat; st_size is the seventh word */
+	long fd = shim_syscall3(SHIM_SYS_open, (long)path, 02 | 02000000 /* O_RDWR|O_CLOEXEC */, 0);
+	long p = -1;
+
+	if (fd < 0)
+		return 0;
+	if (!shim_syscall3(SHIM_SYS_fstat, fd, (long)st, 0) && (uint64_t)st[6] == bytes)
+		p = shim_syscall6(SHIM_SYS_mmap, 0, (long)bytes, 3 /* PROT_READ|PROT_WRITE */,
+				  1 /* MAP_SHARED */, fd, 0);
+	shim_syscall1(SHIM_SYS_close, fd);
+	return p < 0 && p > -4096 ? 0 : (struct ldprof_shm_header *)p;
+}
+
+/* The executable's path, as the kernel names it, in the string area. */
+static uint32_t exe_name(void)
+{
+	char buf[512];
+	long n = shim_syscall3(SHIM_SYS_readlink, (long)"/proc/self/exe", (long)buf,
+			       sizeof buf - 1);
+
+	if (n <= 0 || n >= (long)sizeof buf - 1)
+		return UINT32_MAX;
+	buf[n] = 0;
+	return shim_copy_string(buf);
+}
+
+static int setup_follow(const char *path, uint64_t bytes)
+{
+	struct ldprof_shm_header *h = map_path(path, bytes);
+
+	if (!h)
+		return -1;
+	if (!header_ok(h, bytes, 1) || !chunks_ok(h, bytes))
+		goto fail;
+	h->shim_version = LDPROF_SHM_VERSION;
+	shim.pid = shim_getpid();
+	shim.ppid = (int)shim_syscall1(SHIM_SYS_getppid, 0);
+	shim.tcb_tid_ok = shim_tcb_tid() == shim.pid;
+	shim.strings = (char *)h + h->strings_off;
+	shim.chunks = (char *)h + h->chunks_off;
+	shim.chunk_size = h->chunk_size;
+	shim.per_chunk = (h->chunk_size - (uint32_t)sizeof(struct ldprof_chunk)) /
+			 (uint32_t)sizeof(struct ldprof_record);
+	shim.shm = h;
+	shim.follow = 1;
+	if (shim_chunk_start(0))
+		goto fail;
+	shim.chunk0->exe_name = exe_name();
+	return 0;
+fail:
+	shim.shm = 0;
+	shim.follow = 0;
+	shim_syscall3(SHIM_SYS_munmap, (long)h, (long)bytes, 0);
+	return -1;
+}
+
+/* Map the launcher's buffer named by LDPROF_SHM="FD,BYTES" (or "FD,BYTES,PATH"). */
 static int setup(struct link_map *any)
 {
 	const char *spec = find_env(any, LDPROF_SHM_ENV "=");
@@ -78,8 +149,10 @@ static int setup(struct link_map *any)
 	long p;
 
 	if (!spec || parse_uint(&spec, &fd) || *spec++ != ',' || parse_uint(&spec, &bytes) ||
-	    *spec || bytes < sizeof(struct ldprof_shm_header) || fd > 1u << 20)
+	    (*spec && *spec != ',') || bytes < sizeof(struct ldprof_shm_header) || fd > 1u << 20)
 		return -1;
+	if (*spec)
+		return spec[1] ? setup_follow(spec + 1, bytes) : -1;
 	p = shim_syscall6(SHIM_SYS_mmap, 0, (long)bytes, 3 /* PROT_READ|PROT_WRITE */,
 			  1 /* MAP_SHARED */, (long)fd, 0);
 	if (p < 0 && p > -4096)
@@ -91,7 +164,7 @@ static int setup(struct link_map *any)
 	 * unrelated file that a grandchild inherited under the same number
 	 * must be left open and untouched.
 	 */
-	if (!header_ok(h, bytes) || h->pid != pid) {
+	if (!header_ok(h, bytes, 0) || h->pid != pid) {
 		shim_syscall3(SHIM_SYS_munmap, p, (long)bytes, 0);
 		return -1;
 	}
@@ -122,11 +195,17 @@ static void hook_record(uint16_t type, uint32_t u32, uint64_t a)
 {
 	uint64_t ts = shim_now();
 
+	if (type == LDPROF_HOOK_ARGV) {
+		shim_note_argv((int)u32, (char **)(uintptr_t)a);
+		return;
+	}
 	/* Only the owner's first exit call: see hooks.c's do_exit. */
 	if (type == LDPROF_REC_EXIT_CALL &&
 	    (!shim_owner_strict() || __atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED)))
 		return;
 	shim_emit(ts, type, LDPROF_NO_OBJ, u32, a, 0);
+	if (type == LDPROF_REC_MAIN_RETURN || type == LDPROF_REC_EXIT_CALL)
+		shim_note_end();
 }
 
 static unsigned attach_preload(struct link_map *m)

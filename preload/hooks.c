@@ -45,6 +45,7 @@ static int main_wrapper(int argc, char **argv, char **envp)
 	shim_emit(shim_now(), LDPROF_REC_MAIN_ENTER, LDPROF_NO_OBJ, 0, 0, 0);
 	ret = shim.real_main(argc, argv, envp);
 	shim_emit(shim_now(), LDPROF_REC_MAIN_RETURN, LDPROF_NO_OBJ, 0, (uint64_t)(int64_t)ret, 0);
+	shim_note_end();
 	return ret;
 }
 
@@ -52,6 +53,7 @@ static int start_main_wrapper(main_fn main, int argc, char **argv, void (*init)(
 			      void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
 	shim.real_main = main;
+	shim_note_argv(argc, argv);
 	return ((start_main_fn)shim.real[HOOK_START_MAIN])(main_wrapper, argc, argv, init, fini,
 							   rtld_fini, stack_end);
 }
@@ -65,9 +67,11 @@ static __attribute__((noreturn)) void do_exit(enum hook_id id, uint32_t kind, in
 	 * through this GOT: only the owner, asked of the kernel, sets the
 	 * recursion guard and records. One system call per run.
 	 */
-	if (shim_owner_strict() && !__atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED))
+	if (shim_owner_strict() && !__atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED)) {
 		shim_emit(ts, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, kind, (uint64_t)(int64_t)status,
 			  0);
+		shim_note_end();
+	}
 	((exit_fn)shim.real[id])(status);
 	__builtin_unreachable();
 }

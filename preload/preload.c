@@ -106,6 +106,7 @@ int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
 	if (!real.start_main)
 		die("__libc_start_main");
 	real.main = main;
+	record(LDPROF_HOOK_ARGV, (uint32_t)argc, (uint64_t)(uintptr_t)argv); /* follow mode only */
 	return real.start_main(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
 }
 

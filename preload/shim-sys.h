@@ -48,12 +48,17 @@ static inline long shim_syscall6(long n, long a, long b, long c, long d, long e,
 /* x86_64 system call numbers used by the shim. */
 enum {
 	SHIM_SYS_write = 1,
+	SHIM_SYS_open = 2,
 	SHIM_SYS_close = 3,
+	SHIM_SYS_fstat = 5,
 	SHIM_SYS_mmap = 9,
 	SHIM_SYS_mprotect = 10,
 	SHIM_SYS_munmap = 11,
 	SHIM_SYS_mincore = 27,
 	SHIM_SYS_getpid = 39,
+	SHIM_SYS_readlink = 89,
+	SHIM_SYS_getrusage = 98,
+	SHIM_SYS_getppid = 110,
 	SHIM_SYS_exit_group = 231,
 };
 

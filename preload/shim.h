@@ -55,6 +55,14 @@ struct shim_state {
 	int preload;	/* ldprof's preload does the hooks instead */
 	int hooked;	/* hooks installed */
 	int exiting;	/* an exit function was called (recursion guard) */
+	/* Follow mode (LDPROF_OPT_FOLLOW): this process's own chunks. */
+	int follow;
+	int ppid;
+	int ended; /* the end's getrusage is taken */
+	struct ldprof_chunk *chunk0; /* the first chunk: its counter numbers every record */
+	char *chunks;		     /* the shared chunk area */
+	uint32_t chunk_size, per_chunk;
+	uint32_t chunk_idx[LDPROF_MAX_CHUNKS]; /* chunk k >= 1: 1 + its index in the area */
 	void *real[HOOK_COUNT];
 	main_fn real_main;
 	struct obj_state objs[LDPROF_MAX_OBJS];
@@ -67,7 +75,8 @@ extern struct shim_state shim SHIM_HIDDEN;
  * is not the process that owns the buffer (a child forked at any phase,
  * even in a constructor). The check is one load from glibc's TCB and no
  * system call for the owner's main thread; other threads and children ask
- * the kernel.
+ * the kernel. In follow mode a forked child (its own TCB, so its own
+ * memory) becomes the owner of chunks of its own instead (record.c).
  */
 SHIM_HIDDEN void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t a,
 			   uint64_t b);
@@ -79,8 +88,20 @@ SHIM_HIDDEN void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u3
  */
 SHIM_HIDDEN int shim_owner_strict(void);
 
-/* Set header flags (enum ldprof_shm_flags). */
+/* Set header flags (enum ldprof_shm_flags); in follow mode, the first chunk's. */
 SHIM_HIDDEN void shim_flag(uint32_t flags);
+
+/*
+ * Follow mode: claim this process's first chunk (flags: LDPROF_CHUNK_F_*).
+ * -1 when the area is full, counted in lost_execs (or lost_forks).
+ */
+SHIM_HIDDEN int shim_chunk_start(uint32_t flags);
+
+/* Follow mode, else nothing: a bounded copy of argv (at __libc_start_main). */
+SHIM_HIDDEN void shim_note_argv(int argc, char **argv);
+
+/* Follow mode, else nothing: getrusage(RUSAGE_SELF) once, at main's return or the exit call. */
+SHIM_HIDDEN void shim_note_end(void);
 
 /* Copy a name into the string area; its offset, or UINT32_MAX when full. */
 SHIM_HIDDEN uint32_t shim_copy_string(const char *s);

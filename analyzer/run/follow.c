@@ -170,7 +170,7 @@ static int ring_map(struct follow_ring *r, int fd, size_t bytes)
 	long pg = page_size();
 
 	r->fd = fd;
-	for (; bytes >= 2 * (size_t)pg; bytes /= 2) {
+	for (; bytes >= (size_t)pg; bytes /= 2) {
 		void *p = mmap(NULL, bytes + (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (p != MAP_FAILED) {
 			r->base = p;
@@ -191,26 +191,30 @@ static struct follow_ring *ring_add(struct follow *f)
 }
 
 /* The carrier and one inherited event redirected into its ring. */
-static int attach_set_output(struct follow *f, pid_t pid)
+static int attach_set_output(struct follow *f, pid_t pid, const char **what)
 {
 	struct perf_event_attr a;
 	int fd, r;
 
 	fill_attr(&a, false, f->ring_bytes);
+	*what = "perf_event_open";
 	if ((fd = perf_open(&a, pid, -1)) < 0)
 		return -errno;
+	*what = "mmap of the perf ring";
 	if ((r = ring_map(ring_add(f), fd, f->ring_bytes)))
 		return r;
 	fill_attr(&a, true, f->ring_bytes);
+	*what = "perf_event_open (inherited)";
 	if ((f->inherit_fd = perf_open(&a, pid, -1)) < 0)
 		return -errno;
+	*what = "PERF_EVENT_IOC_SET_OUTPUT";
 	if (ioctl(f->inherit_fd, PERF_EVENT_IOC_SET_OUTPUT, fd))
 		return -errno;
 	return 0;
 }
 
 /* The fallback: one inherited event per CPU, each with its ring. */
-static int attach_per_cpu(struct follow *f, pid_t pid)
+static int attach_per_cpu(struct follow *f, pid_t pid, const char **what)
 {
 	struct perf_event_attr a;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -219,10 +223,12 @@ static int attach_per_cpu(struct follow *f, pid_t pid)
 	fill_attr(&a, true, f->ring_bytes);
 	for (long cpu = 0; cpu < ncpu; cpu++) {
 		int fd = perf_open(&a, pid, (int)cpu);
+		*what = "perf_event_open (per CPU)";
 		if (fd < 0 && errno == ENODEV)
 			continue; /* an offline CPU */
 		if (fd < 0)
 			return -errno;
+		*what = "mmap of a per-CPU perf ring";
 		if ((r = ring_map(ring_add(f), fd, f->ring_bytes)))
 			return r;
 	}
@@ -231,23 +237,24 @@ static int attach_per_cpu(struct follow *f, pid_t pid)
 
 int follow_attach(struct follow *f, pid_t pid, struct errbuf *err)
 {
+	const char *what = "perf_event_open";
 	int r;
 
 	f->top = pid;
 	f->per_cpu = getenv("LDPROF_FOLLOW_PER_CPU") != NULL; /* tests: the fallback */
-	if (!f->per_cpu && !(r = attach_set_output(f, pid)))
+	if (!f->per_cpu && !(r = attach_set_output(f, pid, &what)))
 		return 0;
 	rings_close(f);
 	f->per_cpu = true;
-	if (!(r = attach_per_cpu(f, pid)))
+	if (!(r = attach_per_cpu(f, pid, &what)))
 		return 0;
 	rings_close(f);
 	if (r == -EACCES || r == -EPERM)
 		return set_err(err, -r,
-			       "perf_event_open: %s (-f needs perf events for the task; "
-			       "kernel.perf_event_paranoid is at most 2 here?)",
-			       strerror(-r));
-	return set_err(err, -r, "perf_event_open: %s", strerror(-r));
+			       "-f: %s: %s (following a workload needs perf task events: "
+			       "kernel.perf_event_paranoid must be 2 or less)",
+			       what, strerror(-r));
+	return set_err(err, -r, "-f: %s: %s", what, strerror(-r));
 }
 
 size_t follow_pollfds(const struct follow *f, struct pollfd *p, size_t max)

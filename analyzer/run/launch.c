@@ -115,8 +115,13 @@ static char *prepend(const char *name, const char *ours)
 				 : xasprintf("%s=%s", name, ours);
 }
 
-/* environ plus our variables; preload is NULL unless --preload. */
-static char **profiled_env(const char *audit, const char *preload, int fd, size_t bytes)
+/*
+ * environ plus our variables; preload is NULL unless --preload. Follow
+ * mode adds a path by which every process reopens the buffer: the fd
+ * itself reaches none of them.
+ */
+static char **profiled_env(const char *audit, const char *preload, int fd, size_t bytes,
+			   bool follow)
 {
 	size_t n = 0, k = 0;
 
@@ -129,7 +134,9 @@ static char **profiled_env(const char *audit, const char *preload, int fd, size_
 	env[k++] = prepend("LD_AUDIT", audit);
 	if ((env[k] = prepend("LD_PRELOAD", preload)))
 		k++;
-	env[k++] = xasprintf("%s=%d,%zu", LDPROF_SHM_ENV, fd, bytes);
+	env[k++] = follow ? xasprintf("%s=%d,%zu,/proc/%d/fd/%d", LDPROF_SHM_ENV, fd, bytes,
+				      (int)getpid(), fd)
+			  : xasprintf("%s=%d,%zu", LDPROF_SHM_ENV, fd, bytes);
 	return env;
 }
 
@@ -178,7 +185,9 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 		r = set_err(err, errno, "/dev/null: %s", strerror(errno));
 		goto out;
 	}
-	if ((r = shm_create(&l->shm, SHM_BYTES, err)))
+	l->follow = o->follow;
+	if ((r = o->follow ? shm_create_follow(&l->shm, o->follow_bytes, o->follow_chunk, err)
+			   : shm_create(&l->shm, SHM_BYTES, err)))
 		goto out;
 	l->env_plain = copy_env();
 	if (o->profiled) {
@@ -186,8 +195,8 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 			goto out;
 		if (o->symbind && (r = use_symbind_module(&audit, err)))
 			goto out;
-		l->env_profiled =
-			profiled_env(audit, o->preload ? preload : NULL, l->shm.fd, l->shm.size);
+		l->env_profiled = profiled_env(audit, o->preload ? preload : NULL, l->shm.fd,
+					       l->shm.size, o->follow);
 	}
 	r = 0;
 out:
@@ -245,8 +254,12 @@ static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
 		dup2(l->devnull, 1);
 		dup2(l->devnull, 2);
 	}
-	/* The shim maps the buffer through this fd and closes it at once. */
-	if (profiled)
+	/*
+	 * The shim maps the buffer through this fd and closes it at once. With
+	 * -f it opens the path instead, so that a top process the shim cannot
+	 * enter (static, set-ID) passes no fd on to the workload.
+	 */
+	if (profiled && !l->follow)
 		fcntl(l->shm.fd, F_SETFD, 0);
 	if (l->gate[0] >= 0 && !await_gate(l))
 		_exit(127); /* the events could not be attached: the launcher says why */

@@ -2,7 +2,8 @@
  * Starting the profiled program: one run is fork, a timestamp, execve, and
  * a reap. The program's stdio, fds, signal state and exit status are its own
  * (it gets the caller's signal dispositions and mask, not ldprof's); only
- * LD_AUDIT, LD_PRELOAD and LDPROF_SHM are added to its environment. Each run
+ * LD_AUDIT, LD_PRELOAD and LDPROF_SHM are added to its environment (with
+ * -f, LDPROF_SHM names the buffer by a path, and its fd stays close-on-exec). Each run
  * is a process group of its own, so that Ctrl-C ends all of it: SIGINT is
  * passed on, and the group is killed after INTERRUPT_GRACE_NS.
  */
@@ -24,12 +25,12 @@ struct launcher {
 	struct shm_buf shm;
 	bool show_output;
 	bool preload;	  /* the LD_PRELOAD part hooks main and exit */
+	bool follow;	  /* launch_opts.follow: shm is a follow-mode buffer */
 	double timeout_s; /* per run; 0 = none */
 	int devnull;
 	int stderr_fd; /* >= 0: the program's stderr goes here (a diagnostic run) */
 	struct terminal tty;
 	bool tty_now; /* this run starts with the terminal */
-	bool follow;  /* -f: every run is followed down its whole process tree */
 	struct follow fl;
 	int gate[2];  /* -f: the child waits on gate[0] until the events are attached */
 };
@@ -45,7 +46,15 @@ struct launch_opts {
 	bool profiled; /* false: never add the shim (static programs) */
 	bool preload;  /* hook main/exit with the LD_PRELOAD part, not GOT slots */
 	bool symbind;  /* the audit module with la_symbind64 (--symbind) */
-	bool follow;   /* -f: follow and reap the whole tree (follow.h) */
+	/*
+	 * Follow mode (-f): every process the program starts that loads the
+	 * shim records into the run's buffer (shm_create_follow), which
+	 * shm_collect_procs reads after the run. 0 = the default sizes. The
+	 * launcher follows and reaps the whole tree (follow.h).
+	 */
+	bool follow;
+	size_t follow_bytes;
+	uint32_t follow_chunk;
 };
 
 int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf *err);

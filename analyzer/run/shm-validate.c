@@ -5,15 +5,21 @@
  * (its wall time is real) but none of its records are used.
  */
 #include "run/shm.h"
+#include "run/shm-records.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/wait.h>
 
-#define KNOWN_SHM_FLAGS                                                                      \
-	(LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW | LDPROF_SHM_F_TOO_MANY_OBJS |    \
-	 LDPROF_SHM_F_NO_PRELOAD)
 #define KNOWN_OBJ_FLAGS 0x7fu /* enum ldprof_obj_flags */
+
+bool shm_chunks_valid(const struct ldprof_shm_header *h, size_t size)
+{
+	return h->chunk_size >= sizeof(struct ldprof_chunk) + sizeof(struct ldprof_record) &&
+	       !(h->chunk_size % 8) && !(h->chunks_off % 8) && !h->records_cap &&
+	       h->chunks_off >= (uint64_t)h->strings_off + h->strings_cap &&
+	       (uint64_t)h->chunks_off + (uint64_t)h->chunks_cap * h->chunk_size <= size;
+}
 
 bool shm_header_valid(const struct ldprof_shm_header *h, size_t size)
 {
@@ -25,7 +31,9 @@ bool shm_header_valid(const struct ldprof_shm_header *h, size_t size)
 	       h->record_size == sizeof(struct ldprof_record) && h->total_size == size &&
 	       h->records_off >= sizeof *h && h->clock == LDPROF_CLOCK_TSC &&
 	       (uint64_t)h->records_off + (uint64_t)h->records_cap * h->record_size <= size &&
-	       h->strings_off >= sizeof *h && (uint64_t)h->strings_off + h->strings_cap <= size;
+	       h->strings_off >= sizeof *h && (uint64_t)h->strings_off + h->strings_cap <= size &&
+	       (h->options & LDPROF_OPT_FOLLOW ? shm_chunks_valid(h, size)
+					       : !(h->chunk_size | h->chunks_off | h->chunks_cap));
 }
 
 const char *shm_string_at(const struct ldprof_shm_header *h, uint32_t off)
@@ -44,6 +52,7 @@ struct walk {
 	uint32_t nobj;	   /* OBJOPEN records so far: valid indices are below */
 	uint32_t seen;	   /* bit per type seen, for those allowed once */
 	uint32_t nrecords; /* records read so far */
+	bool forked;	   /* a forked child's: FORKED first, not VERSION */
 };
 
 static bool once(struct walk *w, uint16_t type)
@@ -102,6 +111,12 @@ static const char *fields_bad(const struct ldprof_shm_header *h, struct walk *w,
 	case LDPROF_REC_SYMBIND:
 		return !obj_ok(w, r->obj) || r->a > r->b || r->b != r->ts ? "impossible binding span"
 									  : NULL;
+	case LDPROF_REC_FORKED:
+		if (!w->forked || w->nrecords || r->ts != w->lo || r->u32 > LDPROF_NO_OBJ ||
+		    r->a > INT32_MAX || r->b < r->ts || r->b > w->hi)
+			return "misplaced or impossible";
+		w->nobj = r->u32;
+		return NULL;
 	default:
 		return "unknown record type";
 	}
@@ -117,9 +132,10 @@ static int record_bad(const struct ldprof_shm_header *h, struct walk *w,
 	/* Reserved in time order, except a binding summary (its last call's time). */
 	else if (r->type != LDPROF_REC_SYMBIND && r->ts < w->last)
 		why = "timestamp earlier than the record before";
-	else if (r->type != LDPROF_REC_SYMBIND && r->type != LDPROF_REC_VERSION &&
-		 !w->nrecords)
-		why = "the first record is not VERSION";
+	else if (!w->nrecords &&
+		 r->type != (w->forked ? LDPROF_REC_FORKED : LDPROF_REC_VERSION) &&
+		 (w->forked || r->type != LDPROF_REC_SYMBIND))
+		why = w->forked ? "the first record is not FORKED" : "the first record is not VERSION";
 	else
 		why = fields_bad(h, w, r);
 	if (why)
@@ -131,20 +147,53 @@ static int record_bad(const struct ldprof_shm_header *h, struct walk *w,
 	return 0;
 }
 
-/* The header's shim-written fields, and what the launcher knows of the run. */
-static const char *header_bad(const struct ldprof_shm_header *h, const struct shm_expect *x)
+int shm_check_records(const struct ldprof_shm_header *h, const struct ldprof_record *recs,
+		      uint32_t n, uint64_t lo, uint64_t hi, bool forked, struct errbuf *err)
 {
+	struct walk w = {.lo = lo, .hi = hi, .last = lo, .forked = forked};
+
+	for (uint32_t i = 0; i < n; i++)
+		if (record_bad(h, &w, &recs[i], err))
+			return -EBADMSG;
+	return 0;
+}
+
+/* Follow mode: the chunk area, and the counts the shims keep in the header. */
+static const char *follow_header_bad(const struct ldprof_shm_header *h)
+{
+	uint32_t over = h->chunks_used > h->chunks_cap ? h->chunks_used - h->chunks_cap : 0;
+
+	/* Every process's records and flags are in its chunks. */
+	if (h->claimed || h->nrecords || h->records_cap || h->flags)
+		return "records outside the chunks";
+	/* Each lost process made one claim that found the area full. */
+	if ((uint64_t)h->lost_execs + h->lost_forks > over)
+		return "more lost processes than failed claims";
+	return NULL;
+}
+
+/* The header's shim-written fields, and what the launcher knows of the run. */
+const char *shm_header_bad(const struct ldprof_shm_header *h, const struct shm_expect *x)
+{
+	bool follow = h->options & LDPROF_OPT_FOLLOW;
+
 	if (h->claimed > 1 || (h->shim_version && h->shim_version != LDPROF_SHM_VERSION))
 		return "impossible claim";
-	if (h->flags & ~KNOWN_SHM_FLAGS)
+	if (h->flags & ~SHM_KNOWN_SHIM_FLAGS)
 		return "unknown flags";
+	if (follow && follow_header_bad(h))
+		return follow_header_bad(h);
+	if (!follow && (h->chunks_used || h->lost_execs || h->lost_forks))
+		return "chunks claimed outside follow mode";
+	if (h->reserved32 || h->reserved[0] || h->reserved[1])
+		return "reserved fields set";
 	if (!h->claimed && h->nrecords)
 		return "records from no shim";
 	/* The shim reserves, then flags what did not fit. */
 	if ((h->nrecords > h->records_cap && !(h->flags & LDPROF_SHM_F_OVERFLOW)) ||
 	    (h->strings_used > h->strings_cap && !(h->flags & LDPROF_SHM_F_STR_OVERFLOW)))
 		return "counts beyond the buffer without the overflow flag";
-	if (h->options & ~(uint32_t)LDPROF_OPT_PRELOAD)
+	if (h->options & ~(uint32_t)(LDPROF_OPT_PRELOAD | LDPROF_OPT_FOLLOW))
 		return "unknown options";
 	if (h->exec_errno)
 		return "an exec error from a program that ran";
@@ -153,33 +202,13 @@ static const char *header_bad(const struct ldprof_shm_header *h, const struct sh
 	return NULL;
 }
 
-int shm_validate(const void *buf, size_t size, const struct shm_expect *x, struct errbuf *err)
-{
-	const struct ldprof_shm_header *h = buf;
-	const char *why;
-
-	if (!buf || !shm_header_valid(h, size))
-		return set_err(err, EPROTO, "record buffer: bad header (not an ldprof v%u buffer)",
-			       LDPROF_SHM_VERSION);
-	if ((why = header_bad(h, x)))
-		return set_err(err, EBADMSG, "record buffer: header: %s", why);
-	struct walk w = {.lo = h->exec_ts, .hi = x ? x->end_ts : UINT64_MAX, .last = h->exec_ts};
-	uint32_t n = h->nrecords < h->records_cap ? h->nrecords : h->records_cap;
-	const struct ldprof_record *recs =
-		(const struct ldprof_record *)((const char *)h + h->records_off);
-	for (uint32_t i = 0; i < n; i++)
-		if (record_bad(h, &w, &recs[i], err))
-			return -EBADMSG;
-	return 0;
-}
-
 int shm_exec_errno(const void *buf, size_t size, int wait_status)
 {
 	const struct ldprof_shm_header *h = buf;
 
 	/* The launcher's child exits 127 right after a failed execve. */
 	if (!shm_header_valid(h, size) || !WIFEXITED(wait_status) ||
-	    WEXITSTATUS(wait_status) != 127 || h->claimed || h->nrecords)
+	    WEXITSTATUS(wait_status) != 127 || h->claimed || h->nrecords || h->chunks_used)
 		return 0;
 	return h->exec_errno > 0 && h->exec_errno < 4096 ? h->exec_errno : 0;
 }

@@ -1,4 +1,5 @@
 #include "run/shm.h"
+#include "run/shm-records.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,6 +89,30 @@ int shm_create(struct shm_buf *s, size_t size, struct errbuf *err)
 	return 0;
 }
 
+int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struct errbuf *err)
+{
+	int r;
+
+	struct ldprof_shm_header probe;
+
+	size = size ? size : SHM_FOLLOW_BYTES;
+	chunk_size = chunk_size ? chunk_size : SHM_CHUNK_BYTES;
+	if (size > UINT32_MAX || size < 2 * sizeof probe || chunk_size % 8 || chunk_size > size ||
+	    chunk_size < sizeof(struct ldprof_chunk) + sizeof(struct ldprof_record) ||
+	    (shm_init_follow_header(&probe, size, chunk_size), !probe.chunks_cap))
+		return set_err(err, EINVAL,
+			       "record buffer: %zu bytes in chunks of %u bytes: no room for one",
+			       size, chunk_size);
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	if ((r = new_buffer(size, &s->fd, &s->hdr, err)))
+		return r;
+	s->size = size;
+	s->chunk_size = chunk_size;
+	shm_init_follow_header(s->hdr, size, chunk_size);
+	return 0;
+}
+
 void shm_destroy(struct shm_buf *s)
 {
 	if (s->hdr)
@@ -116,6 +141,28 @@ void shm_init_header(struct ldprof_shm_header *h, size_t size)
 	h->clock = LDPROF_CLOCK_TSC;
 }
 
+void shm_init_follow_header(struct ldprof_shm_header *h, size_t size, uint32_t chunk_size)
+{
+	size_t strings = (size - sizeof *h) / 8 / 8 * 8;
+	size_t chunks_off = (sizeof *h + strings + chunk_size - 1) / chunk_size * chunk_size;
+
+	memset(h, 0, sizeof *h);
+	memcpy(h->magic, LDPROF_SHM_MAGIC, sizeof h->magic);
+	h->version = LDPROF_SHM_VERSION;
+	h->header_size = sizeof *h;
+	h->record_size = sizeof(struct ldprof_record);
+	h->total_size = (uint32_t)size;
+	h->records_off = sizeof *h; /* no record array: each process has its chunks */
+	h->strings_off = sizeof *h;
+	h->strings_cap = (uint32_t)strings;
+	h->clock = LDPROF_CLOCK_TSC;
+	h->options = LDPROF_OPT_FOLLOW;
+	h->chunk_size = chunk_size;
+	/* Aligned to its size, a chunk never straddles two pages it could avoid. */
+	h->chunks_off = (uint32_t)chunks_off;
+	h->chunks_cap = chunks_off < size ? (uint32_t)((size - chunks_off) / chunk_size) : 0;
+}
+
 /*
  * A fresh buffer under the same fd number (the environment names it), so
  * that a process of an earlier run that still maps the old one (an orphan)
@@ -137,69 +184,45 @@ int shm_reset(struct shm_buf *s, struct errbuf *err)
 	close(fd);
 	munmap(s->hdr, s->size);
 	s->hdr = hdr;
-	shm_init_header(hdr, s->size);
+	if (s->chunk_size) {
+		shm_init_follow_header(hdr, s->size, s->chunk_size);
+		/* The top process's chunk, like the names' first page: allocated now. */
+		((volatile char *)hdr)[hdr->chunks_off] = 0;
+	} else {
+		shm_init_header(hdr, s->size);
+	}
 	/* The shim's first name lands here: allocated now, not in the child. */
 	((volatile char *)hdr)[hdr->strings_off] = 0;
 	s->reset_ts = tsc_now();
 	return 0;
 }
 
-/* Shim object index -> trace object + 1 for this run; 0 = unknown. */
-struct objmap {
-	uint32_t *to_trace;
-	size_t cap;
-};
-
-static uint32_t objmap_get(const struct objmap *m, uint16_t idx)
+int shm_validate(const void *buf, size_t size, const struct shm_expect *x, struct errbuf *err)
 {
-	return idx < m->cap && m->to_trace[idx] ? m->to_trace[idx] - 1 : TRACE_NO_OBJ;
-}
+	const struct ldprof_shm_header *h = buf;
+	const char *why;
 
-static enum obj_role role_of(uint32_t flags, const char *name, uint16_t idx)
-{
-	if (flags & LDPROF_OBJ_PRELOAD_SHIM)
-		return ROLE_SHIM;
-	if (flags & LDPROF_OBJ_LOADER)
-		return ROLE_LOADER;
-	if (idx == 0 && !*name)
-		return ROLE_EXECUTABLE;
-	/* A read-only .dynamic and no file behind the name: the vDSO. */
-	if ((flags & LDPROF_OBJ_DYN_RO) && access(name, F_OK))
-		return ROLE_VDSO;
-	return ROLE_LIBRARY;
-}
-
-static uint32_t note_objopen(struct trace *t, struct objmap *m, const struct ldprof_shm_header *h,
-			     const struct ldprof_record *rec, bool after_startup)
-{
-	const char *name = rec->u32 == UINT32_MAX ? NULL : shm_string_at(h, rec->u32);
-	uint32_t flags = (uint32_t)rec->b;
-
-	if (!name)
-		name = "(name lost: string area full)";
-	enum obj_role role = role_of(flags, name, rec->obj);
-	uint32_t id = trace_intern(t, role == ROLE_EXECUTABLE && t->program ? t->program : name);
-	struct trace_object *o = &t->obj[id];
-	o->role = role;
-	o->dlopened = o->dlopened || after_startup;
-	/* Timed: its constructors/destructors were trampolined, or it has none. */
-	if ((flags & (LDPROF_OBJ_HAS_INIT | LDPROF_OBJ_HAS_FINI)) &&
-	    !(flags & (LDPROF_OBJ_INIT_TIMED | LDPROF_OBJ_FINI_TIMED)))
-		o->untimed_seen = true;
-	if (rec->obj != LDPROF_NO_OBJ) {
-		GROW(m->to_trace, m->cap, rec->obj);
-		m->to_trace[rec->obj] = id + 1;
-	}
-	return id;
+	if (!buf || !shm_header_valid(h, size))
+		return set_err(err, EPROTO, "record buffer: bad header (not an ldprof v%u buffer)",
+			       LDPROF_SHM_VERSION);
+	if ((why = shm_header_bad(h, x)))
+		return set_err(err, EBADMSG, "record buffer: header: %s", why);
+	if (h->options & LDPROF_OPT_FOLLOW)
+		return shm_validate_chunks(h, x, err);
+	uint32_t n = h->nrecords < h->records_cap ? h->nrecords : h->records_cap;
+	const struct ldprof_record *recs =
+		(const struct ldprof_record *)((const char *)h + h->records_off);
+	return shm_check_records(h, recs, n, h->exec_ts, x ? x->end_ts : UINT64_MAX, false, err);
 }
 
 int shm_decode(const void *buf, size_t size, const struct shm_expect *x, struct trace *t,
 	       struct trace_run *r, struct errbuf *err)
 {
 	const struct ldprof_shm_header *h = buf;
-	struct objmap m = {0};
-	bool after_startup = false;
-	int ret = shm_validate(buf, size, x, err);
+	struct shm_objmap m = {0};
+	int ret = shm_header_valid(h, size) && (h->options & LDPROF_OPT_FOLLOW)
+			  ? shm_decode_top(h, size, x, t, r, err)
+			  : shm_validate(buf, size, x, err);
 
 	if (ret) {
 		r->shm_flags = TRACE_SHM_CORRUPT;
@@ -210,6 +233,8 @@ int shm_decode(const void *buf, size_t size, const struct shm_expect *x, struct 
 			r->exec_ts = h->exec_ts;
 		return ret;
 	}
+	if (h->options & LDPROF_OPT_FOLLOW)
+		return 0;
 	r->exec_ts = h->exec_ts;
 	r->shm_flags = h->flags;
 	r->shim_attached = h->claimed != 0;
@@ -218,22 +243,7 @@ int shm_decode(const void *buf, size_t size, const struct shm_expect *x, struct 
 	uint32_t n = h->nrecords < h->records_cap ? h->nrecords : h->records_cap;
 	const struct ldprof_record *recs =
 		(const struct ldprof_record *)((const char *)h + h->records_off);
-	for (uint32_t i = 0; i < n; i++) {
-		const struct ldprof_record *rec = &recs[i];
-		struct trace_event ev = {.ts = rec->ts,
-					 .type = rec->type,
-					 .obj = TRACE_NO_OBJ,
-					 .u32 = rec->u32,
-					 .a = rec->a,
-					 .b = rec->b};
-		if (rec->type == LDPROF_REC_OBJOPEN)
-			ev.obj = note_objopen(t, &m, h, rec, after_startup);
-		else if (rec->obj != LDPROF_NO_OBJ)
-			ev.obj = objmap_get(&m, rec->obj);
-		if (rec->type == LDPROF_REC_ACTIVITY && rec->u32 == 0 /* LA_ACT_CONSISTENT */)
-			after_startup = true;
-		trace_add_event(r, &ev);
-	}
+	shm_decode_records(h, recs, n, t->program, false, t, &m, r);
 	free(m.to_trace);
 	return 0;
 }

@@ -24,11 +24,23 @@ struct shm_buf {
 	int fd; /* >= SHM_FD_MIN (or near the limit), close-on-exec in the launcher */
 	size_t size;
 	struct ldprof_shm_header *hdr;
-	uint64_t reset_ts; /* when shm_reset made this buffer: before the fork */
+	uint64_t reset_ts;   /* when shm_reset made this buffer: before the fork */
+	uint32_t chunk_size; /* follow mode (shm_create_follow); 0 otherwise */
 };
 
 /* A buffer of size bytes (a memfd mapped MAP_SHARED). */
 int shm_create(struct shm_buf *s, size_t size, struct errbuf *err);
+
+/*
+ * Follow mode (ldprof -f): a buffer for every process of the workload,
+ * sparse (a page exists once a process touches it), in chunks of
+ * chunk_size bytes; 0 for either takes the defaults below. Every process
+ * reopens it by /proc/<launcher pid>/fd/<fd>, so its fd stays
+ * close-on-exec even in the launched process.
+ */
+#define SHM_FOLLOW_BYTES (64u << 20)
+#define SHM_CHUNK_BYTES	 2048u /* a header and 62 records; most execs need one */
+int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struct errbuf *err);
 void shm_destroy(struct shm_buf *s);
 /*
  * Before each run: a new buffer (a new memfd under the same fd number) with
@@ -37,6 +49,8 @@ void shm_destroy(struct shm_buf *s);
  */
 int shm_reset(struct shm_buf *s, struct errbuf *err);
 void shm_init_header(struct ldprof_shm_header *h, size_t size);
+/* Names take an eighth, chunks of chunk_size bytes the rest. */
+void shm_init_follow_header(struct ldprof_shm_header *h, size_t size, uint32_t chunk_size);
 
 /*
  * What the launcher knows of a run, independently of the buffer, to check
@@ -75,8 +89,60 @@ int shm_validate(const void *buf, size_t size, const struct shm_expect *x, struc
 int shm_decode(const void *buf, size_t size, const struct shm_expect *x, struct trace *t,
 	       struct trace_run *r, struct errbuf *err);
 
-/* After a reap: decode s into r, or mark r's shim data corrupt. Never fails. */
+/*
+ * After a reap: decode s into r, or mark r's shim data corrupt. Never fails.
+ * In follow mode r gets the launched process's first exec, as without -f;
+ * shm_collect_procs gives every process's.
+ */
 void shm_collect(const struct shm_buf *s, pid_t pid, struct trace *t, struct trace_run *r);
+
+/*
+ * Follow mode: what the shim recorded in one process image, an exec (or,
+ * with SHM_PROC_FORKED, a child forked from one that never exec'd: it
+ * shares the exec's version_ts). (pid, version_ts) is its identity: pids
+ * repeat in a long run.
+ */
+struct shm_proc {
+	int32_t pid, ppid;   /* ppid: its parent when the shim started recording */
+	uint64_t version_ts; /* la_version of the exec, TSC ticks */
+	/*
+	 * The shim's flags (enum ldprof_shm_flags, LDPROF_CHUNK_F_*: FORKED, an
+	 * argv cut short), and TRACE_SHM_CORRUPT when its chunks failed the
+	 * checks: then it has no events, no argv and no CPU, only its identity.
+	 */
+	uint32_t flags;
+	struct trace_event *ev; /* as trace_run.ev; objects interned in the trace */
+	size_t nev;
+	char **argv; /* the first LDPROF_ARGV_MAX arguments, each at most 255 bytes; NULL-ended */
+	size_t argc; /* entries in argv (ARGV_TRUNC in flags: the program had more) */
+	/*
+	 * getrusage(RUSAGE_SELF) at main's return or the exit call: the pid's
+	 * CPU since its fork, so it includes the code that ran before the exec
+	 * (and earlier images of the same pid).
+	 */
+	double utime_us, stime_us;
+	bool have_cpu;
+};
+#define SHM_PROC_FORKED LDPROF_CHUNK_F_FORKED
+
+/*
+ * Decode every process's chunks from a follow-mode buffer (any bytes, as
+ * shm_decode): each process's chunk set is checked alone, as shm_validate
+ * checks one run, with x's window; one that fails is returned flagged
+ * TRACE_SHM_CORRUPT with no records, and no other is affected. Chunks
+ * claimed but never written are skipped. Out: the processes in order of
+ * version_ts (a forked child after its exec), *lost_execs the execs the
+ * shim could not record (the buffer was full). 0; -EPROTO when buf is
+ * not a follow-mode buffer of this version, -EBADMSG when its header is
+ * corrupt: then *out is NULL, *n and *lost_execs 0.
+ */
+int shm_decode_procs(const void *buf, size_t size, const struct shm_expect *x, struct trace *t,
+		     struct shm_proc **out, size_t *n, uint64_t *lost_execs, struct errbuf *err);
+
+/* After the run's processes are reaped: shm_decode_procs on s, within its run. */
+int shm_collect_procs(const struct shm_buf *s, struct trace *t, struct shm_proc **out, size_t *n,
+		      uint64_t *lost_execs, struct errbuf *err);
+void shm_procs_free(struct shm_proc *p, size_t n);
 
 /*
  * The errno of a failed execve in the launcher's child, or 0: only when the

@@ -20,6 +20,7 @@ enum meta_tag {
 	META_INTERRUPTED = 9,
 	META_RUNS = 10,
 	META_CWD = 11,
+	META_FOLLOW = 12,
 };
 
 enum machine_tag {
@@ -113,6 +114,8 @@ void tf_encode_meta(const struct trace *t, struct bbuf *b)
 	tlv_uint(b, META_INTERRUPTED, t->interrupted);
 	tlv_uint(b, META_RUNS, t->nrun);
 	tlv_str(b, META_CWD, t->cwd);
+	if (t->follow)
+		tlv_uint(b, META_FOLLOW, 1);
 }
 
 void tf_encode_machine(const struct trace *t, struct bbuf *b)
@@ -214,12 +217,12 @@ void tf_encode_objects(const struct trace *t, struct bbuf *b)
 }
 
 /* Events as varints, timestamps as deltas: they compress to a few bytes each. */
-static void encode_events(const struct trace_run *r, struct bbuf *b)
+void tf_encode_events(const struct trace_event *ev, size_t nev, uint64_t base, struct bbuf *b)
 {
-	uint64_t prev = r->exec_ts;
+	uint64_t prev = base;
 
-	for (size_t i = 0; i < r->nev; i++) {
-		const struct trace_event *e = &r->ev[i];
+	for (size_t i = 0; i < nev; i++) {
+		const struct trace_event *e = &ev[i];
 		bb_varint(b, zigzag((int64_t)(e->ts - prev)));
 		bb_varint(b, e->type);
 		bb_varint(b, e->obj == TRACE_NO_OBJ ? 0 : (uint64_t)e->obj + 1);
@@ -247,7 +250,7 @@ static void encode_run(const struct trace_run *r, struct bbuf *b)
 	tlv_f64(b, RUN_UTIME_US, r->usage.utime_us);
 	tlv_f64(b, RUN_STIME_US, r->usage.stime_us);
 	tlv_uint(b, RUN_SHM_FLAGS, r->shm_flags);
-	encode_events(r, &ev);
+	tf_encode_events(r->ev, r->nev, r->exec_ts, &ev);
 	tlv_nested(b, RUN_EVENTS, &ev);
 }
 
@@ -310,6 +313,9 @@ static bool decode_meta_field(unsigned tag, struct cursor *v, struct trace *t,
 		break;
 	case META_CWD:
 		take_str(&t->cwd, v);
+		break;
+	case META_FOLLOW:
+		t->follow = val_uint(v) != 0;
 		break;
 	}
 	return !v->bad;
@@ -567,9 +573,9 @@ static int decode_model(struct cursor *c, struct trace *t, struct tf_decode_stat
 	return c->bad ? set_err(err, EPROTO, "damaged MODEL section") : 0;
 }
 
-static bool decode_events(struct cursor *c, const struct trace *t, struct trace_run *r)
+bool tf_decode_events(struct cursor *c, const struct trace *t, uint64_t base, struct trace_run *r)
 {
-	uint64_t prev = r->exec_ts, f[6];
+	uint64_t prev = base, f[6];
 
 	while (c->p < c->end) {
 		for (int k = 0; k < 6; k++)
@@ -659,7 +665,7 @@ static int decode_runs(struct cursor *c, struct trace *t, struct tf_decode_state
 			if (!decode_run_field(tag, &v, r, &events))
 				return set_err(err, EPROTO, "damaged run %zu", t->nrun - 1);
 		r->reap_ts += r->exec_ts;
-		if (rv.bad || !decode_events(&events, t, r))
+		if (rv.bad || !tf_decode_events(&events, t, r->exec_ts, r))
 			return set_err(err, EPROTO, "damaged run %zu", t->nrun - 1);
 	}
 	return c->bad ? set_err(err, EPROTO, "damaged RUNS section") : 0;
@@ -683,6 +689,8 @@ int tf_decode_section(uint32_t type, struct cursor payload, struct trace *t,
 		return decode_runs(&payload, t, st, err);
 	case TF_SEC_MODEL:
 		return decode_model(&payload, t, st, err);
+	case TF_SEC_TREE:
+		return tf_decode_tree(&payload, t, err);
 	default:
 		return 1;
 	}

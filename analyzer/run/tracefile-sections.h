@@ -28,6 +28,17 @@ void tf_encode_model(const struct trace *t, struct bbuf *b);
 void tf_encode_runs(const struct trace *t, size_t first, size_t n, struct bbuf *b);
 
 /*
+ * -f: the tree of run i (t->run[i].tree, which must be set), one TREE
+ * section per run, written after the RUNS section that holds the run.
+ */
+void tf_encode_tree(const struct trace *t, size_t i, struct bbuf *b);
+int tf_decode_tree(struct cursor *c, struct trace *t, struct errbuf *err);
+
+/* The events of a run (or of one exec in a tree), timestamps from base. */
+void tf_encode_events(const struct trace_event *ev, size_t nev, uint64_t base, struct bbuf *b);
+bool tf_decode_events(struct cursor *c, const struct trace *t, uint64_t base, struct trace_run *r);
+
+/*
  * Decode one section's payload into t: 0, 1 for a type this version does
  * not know (skipped), or -EPROTO with err set.
  */

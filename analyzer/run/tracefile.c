@@ -83,6 +83,11 @@ void tracefile_encode(const struct trace *t, struct bbuf *out)
 	for (size_t i = 0; i < t->nrun; i += TRACEFILE_RUNS_PER_SECTION) {
 		tf_encode_runs(t, i, TRACEFILE_RUNS_PER_SECTION, &p);
 		tracefile_put_section(out, TF_SEC_RUNS, 0, &p);
+		for (size_t k = i; k < i + TRACEFILE_RUNS_PER_SECTION && k < t->nrun; k++)
+			if (t->run[k].tree) {
+				tf_encode_tree(t, k, &p);
+				tracefile_put_section(out, TF_SEC_TREE, 0, &p);
+			}
 	}
 	tracefile_put_section(out, TF_SEC_END, 0, &p);
 }

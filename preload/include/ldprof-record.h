@@ -11,6 +11,13 @@
  *
  *	[struct ldprof_shm_header][struct ldprof_record x records_cap][strings]
  *
+ * In follow mode (ldprof -f, LDPROF_OPT_FOLLOW) every process of the
+ * workload that loads the shim reopens the buffer by a path and records
+ * into chunks of its own, claimed with an atomic add:
+ *
+ *	[struct ldprof_shm_header][strings][chunk x chunks_cap]
+ *	chunk = [struct ldprof_chunk][struct ldprof_record x per chunk]
+ *
  * Every field has a fixed size and offset. A reader checks magic, version,
  * header_size and record_size before it trusts anything else.
  */
@@ -21,9 +28,13 @@
 #include <stdint.h>
 
 #define LDPROF_SHM_MAGIC   "LDPRFSHM" /* 8 bytes, no terminator stored */
-#define LDPROF_SHM_VERSION 1u
+#define LDPROF_SHM_VERSION 2u
 
-/* The environment variable that carries "FD,BYTES" to the shim. */
+/*
+ * The environment variable that carries "FD,BYTES" to the shim; in follow
+ * mode "FD,BYTES,PATH", where PATH reopens the buffer from any process
+ * (/proc/<launcher pid>/fd/<FD>) and the fd itself stays close-on-exec.
+ */
 #define LDPROF_SHM_ENV "LDPROF_SHM"
 
 /* Clock used for every timestamp in one buffer. */
@@ -37,11 +48,17 @@ enum ldprof_shm_flags {
 	LDPROF_SHM_F_STR_OVERFLOW = 1u << 1,  /* a name did not fit */
 	LDPROF_SHM_F_TOO_MANY_OBJS = 1u << 2, /* objects beyond the stub table */
 	LDPROF_SHM_F_NO_PRELOAD = 1u << 3,    /* the preload was not found */
+	/* Follow mode, in a chunk's flags (struct ldprof_chunk) with the above. */
+	LDPROF_CHUNK_F_FORKED = 1u << 8,     /* a fork of the exec named by version_ts, no exec */
+	LDPROF_CHUNK_F_RUSAGE = 1u << 9,     /* utime_us and stime_us are set */
+	LDPROF_CHUNK_F_ARGV = 1u << 10,	     /* argv_off and argv_n are set */
+	LDPROF_CHUNK_F_ARGV_TRUNC = 1u << 11, /* argv was longer than the copy */
 };
 
 /* Header options, set by the launcher. */
 enum ldprof_shm_options {
 	LDPROF_OPT_PRELOAD = 1u << 0, /* ldprof's preload is loaded: it hooks main/exit */
+	LDPROF_OPT_FOLLOW = 1u << 1,  /* follow mode: every process records in chunks */
 };
 
 struct ldprof_shm_header {
@@ -65,14 +82,55 @@ struct ldprof_shm_header {
 	uint32_t flags;	       /* enum ldprof_shm_flags */
 	uint32_t shim_version; /* LDPROF_SHM_VERSION as the shim knows it */
 	uint32_t options;      /* launcher: enum ldprof_shm_options */
-	uint32_t reserved32;   /* zero */
-	uint64_t reserved[5];  /* zero; room for later versions */
+	/* Follow mode only (zero otherwise): the chunk area. */
+	uint32_t chunk_size;  /* launcher: bytes per chunk, header included */
+	uint32_t chunks_off;  /* launcher: offset of the chunk area */
+	uint32_t chunks_cap;  /* launcher: chunks in it */
+	uint32_t chunks_used; /* shim, atomic add: chunks claimed (may exceed chunks_cap) */
+	uint32_t lost_execs;  /* shim, atomic add: execs that found no free chunk */
+	uint32_t lost_forks;  /* shim, atomic add: forked children that found none */
+	uint32_t reserved32;  /* zero */
+	uint64_t reserved[2]; /* zero; room for later versions */
 };
 
 /* The layout is the format: no implicit padding, fixed offsets. */
 _Static_assert(sizeof(struct ldprof_shm_header) == 128, "header size is part of the format");
 _Static_assert(offsetof(struct ldprof_shm_header, exec_ts) == 48, "header layout");
 _Static_assert(offsetof(struct ldprof_shm_header, nrecords) == 64, "header layout");
+_Static_assert(offsetof(struct ldprof_shm_header, chunk_size) == 84, "header layout");
+_Static_assert(offsetof(struct ldprof_shm_header, reserved) == 112, "header layout");
+
+/*
+ * A chunk's header (follow mode). A chunk belongs to the process named by
+ * pid, and only that process writes it. A process's records are numbered
+ * by one atomic counter, nrecords of its first chunk (seq 0); record i
+ * lives in its chunk i / per-chunk (per-chunk = (chunk_size - 64) / 32),
+ * claimed when the first record needs it. The fields after nrecords are
+ * meaningful in the first chunk only; later chunks have them zero.
+ */
+#define LDPROF_MAX_CHUNKS 32 /* per process: records beyond are dropped (OVERFLOW) */
+#define LDPROF_ARGV_MAX	  16 /* argv strings copied */
+#define LDPROF_ARG_MAX	  256 /* bytes of one copied argument, its NUL included */
+
+struct ldprof_chunk {
+	int32_t pid;	     /* the process that writes this chunk */
+	int32_t ppid;	     /* its parent when it claimed the chunk */
+	uint32_t seq;	     /* 0 for the first chunk, then 1, 2, ... */
+	uint32_t flags;	     /* enum ldprof_shm_flags, LDPROF_CHUNK_F_* */
+	uint64_t version_ts; /* la_version of the exec: with pid, its identity */
+	uint32_t nrecords;   /* records reserved by the process (may exceed the chunks) */
+	uint32_t exe_name;   /* string offset of the executable's path, UINT32_MAX if none */
+	uint32_t argv_off;   /* string offset of argv_n consecutive NUL-terminated strings */
+	uint32_t argv_n;     /* strings copied, <= LDPROF_ARGV_MAX */
+	uint32_t argc;	     /* the program's argc */
+	uint32_t reserved32; /* zero */
+	uint64_t utime_us;   /* getrusage(RUSAGE_SELF) at main's return or the exit call */
+	uint64_t stime_us;
+};
+
+_Static_assert(sizeof(struct ldprof_chunk) == 64, "chunk header size is part of the format");
+_Static_assert(offsetof(struct ldprof_chunk, version_ts) == 16, "chunk layout");
+_Static_assert(offsetof(struct ldprof_chunk, utime_us) == 48, "chunk layout");
 
 /* Record types. Values are part of the format: never renumber. */
 enum ldprof_rec_type {
@@ -89,6 +147,7 @@ enum ldprof_rec_type {
 	LDPROF_REC_OBJCLOSE = 11,   /* la_objclose */
 	LDPROF_REC_MAIN_ENTER = 12, /* the main wrapper starts */
 	LDPROF_REC_SYMBIND = 13,    /* la_symbind64 during an object's relocation */
+	LDPROF_REC_FORKED = 14,	    /* follow mode: the first record of a forked child */
 };
 
 /* LDPROF_REC_OBJOPEN flags, in the low bits of b. */
@@ -128,6 +187,10 @@ enum ldprof_exit_kind {
  *   SYMBIND     obj, u32 = la_symbind64 calls while ld.so relocated obj
  *               (BIND_NOW PLT slots), a = first and b = last timestamp;
  *               written at LA_ACT_CONSISTENT, only by ldprof-audit-symbind.so
+ *   FORKED      the first record of a forked child's chunks (follow mode):
+ *               ts = the chunk's version_ts (the image it inherited),
+ *               u32 = objects opened before the fork (their indices stay
+ *               valid), a = the parent's pid, b = when the shim saw the child
  */
 struct ldprof_record {
 	uint64_t ts;
@@ -146,7 +209,13 @@ _Static_assert(sizeof(struct ldprof_record) == 32, "record size is part of the f
  * its own. Both sides check .version.
  */
 #define LDPROF_HOOK_SYMBOL  "ldprof_preload_hook"
-#define LDPROF_HOOK_VERSION 1u
+#define LDPROF_HOOK_VERSION 2u
+
+/*
+ * Not a record type: what the preload passes to hook.record at
+ * __libc_start_main in follow mode, u32 = argc, a = argv.
+ */
+#define LDPROF_HOOK_ARGV 0x100u
 
 struct ldprof_preload_hook {
 	uint32_t version; /* LDPROF_HOOK_VERSION, set at build time */

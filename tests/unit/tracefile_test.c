@@ -315,6 +315,113 @@ static void test_tlv_skips_unknown_fields(void)
 	bb_free(&b);
 }
 
+/* A three-process tree on run 1: the top (2 execs), a child with argv and events, an orphan. */
+static struct run_tree *fake_tree(const struct trace *t)
+{
+	struct run_tree *tr = xcalloc(1, sizeof *tr);
+	uint64_t base = t->run[1].exec_ts;
+
+	tr->nproc = 3;
+	tr->proc = xcalloc(3, sizeof *tr->proc);
+	tr->lost_events = 2;
+	tr->lost_execs = 1;
+	tr->cpu_user_us = 1234.5;
+	tr->cpu_sys_us = 67.25;
+	tr->have_cpu = true;
+	tr->proc[0] = (struct tree_proc){.pid = 100, .ppid = 1, .parent = TREE_NO_PROC,
+					 .fork_ts = base, .exit_ts = base + 9000,
+					 .wait_status = 7 << 8, .have_status = true};
+	tr->proc[0].nexec = 2;
+	tr->proc[0].exec = xcalloc(2, sizeof(struct tree_exec));
+	tr->proc[0].exec[0] = (struct tree_exec){.ts = base + 100, .end_ts = base + 500,
+						 .path = xstrdup("/bin/a"), .comm = xstrdup("a"),
+						 .kind = TREE_EXEC_SHIM};
+	tr->proc[0].exec[1] = (struct tree_exec){.ts = base + 500, .end_ts = base + 9000,
+						 .path = NULL, .comm = xstrdup("b"),
+						 .kind = TREE_EXEC_SETUID};
+	tr->proc[1] = (struct tree_proc){.pid = 101, .ppid = 100, .parent = 0,
+					 .fork_ts = base + 200, .exit_ts = base + 800};
+	tr->proc[1].nexec = 1;
+	tr->proc[1].exec = xcalloc(1, sizeof(struct tree_exec));
+	struct tree_exec *e = &tr->proc[1].exec[0];
+	*e = (struct tree_exec){.ts = base + 300, .end_ts = base + 800, .path = xstrdup("/bin/c"),
+				.comm = xstrdup("c"), .kind = TREE_EXEC_SHIM, .shm_flags = 4,
+				.utime_us = 10, .stime_us = 2, .have_cpu = true};
+	e->argc = 2;
+	e->argv = xcalloc(3, sizeof *e->argv);
+	e->argv[0] = xstrdup("c");
+	e->argv[1] = xstrdup("--x");
+	e->nev = 2;
+	e->ev = xcalloc(2, sizeof *e->ev);
+	e->ev[0] = (struct trace_event){.ts = base + 310, .type = 1, .obj = 0, .a = 5};
+	e->ev[1] = (struct trace_event){.ts = base + 320, .type = 2, .obj = TRACE_NO_OBJ, .b = 9};
+	tr->proc[2] = (struct tree_proc){.pid = 102, .ppid = 101, .parent = 1,
+					 .fork_ts = base + 400, .exit_ts = 0, .orphan = true,
+					 .wait_status = 9, .have_status = true};
+	return tr;
+}
+
+static void test_tree_roundtrip(void)
+{
+	struct trace t, u;
+	struct bbuf b = {0};
+	struct tracefile_info info;
+	struct errbuf err;
+
+	fake_trace(&t, &(struct fake_opts){.runs = 2, .slow = 1});
+	t.follow = true;
+	t.run[1].tree = fake_tree(&t);
+	tracefile_encode(&t, &b);
+	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
+	CHECK(info.sections == 8 && !info.unknown_skipped); /* one TREE section more */
+	CHECK(u.follow && !u.run[0].tree && u.run[1].tree && !u.run[2].tree);
+	const struct run_tree *x = t.run[1].tree, *y = u.run[1].tree;
+	CHECK(y && y->nproc == 3 && y->lost_events == 2 && y->lost_execs == 1);
+	CHECK(y && y->have_cpu && y->cpu_user_us == 1234.5 && y->cpu_sys_us == 67.25);
+	for (size_t i = 0; y && i < 3; i++) {
+		const struct tree_proc *p = &x->proc[i], *q = &y->proc[i];
+		CHECK(p->pid == q->pid && p->ppid == q->ppid && p->parent == q->parent);
+		CHECK(p->fork_ts == q->fork_ts && p->exit_ts == q->exit_ts);
+		CHECK(p->have_status == q->have_status && p->wait_status == q->wait_status);
+		CHECK(p->orphan == q->orphan && p->nexec == q->nexec);
+		for (size_t k = 0; k < p->nexec && k < q->nexec; k++) {
+			const struct tree_exec *e = &p->exec[k], *f = &q->exec[k];
+			CHECK(e->ts == f->ts && e->end_ts == f->end_ts && e->kind == f->kind);
+			CHECK((!e->path && !f->path) || (e->path && f->path && !strcmp(e->path, f->path)));
+			CHECK(!strcmp(e->comm, f->comm) && e->argc == f->argc && !e->argv == !f->argv);
+			for (size_t a = 0; a < e->argc && f->argv; a++)
+				CHECK(!strcmp(e->argv[a], f->argv[a]));
+			CHECK(e->shm_flags == f->shm_flags && e->have_cpu == f->have_cpu);
+			CHECK(e->utime_us == f->utime_us && e->stime_us == f->stime_us);
+			CHECK(e->nev == f->nev);
+			for (size_t v = 0; v < e->nev && v < f->nev; v++)
+				CHECK(e->ev[v].ts == f->ev[v].ts && e->ev[v].type == f->ev[v].type &&
+				      e->ev[v].obj == f->ev[v].obj && e->ev[v].a == f->ev[v].a &&
+				      e->ev[v].b == f->ev[v].b);
+		}
+	}
+	trace_free(&u);
+
+	/* Every byte flipped: refused or read, never out of bounds (ASan) nor a wrong parent. */
+	size_t read_ok = 0;
+	for (size_t i = 0; i < b.len; i++) {
+		b.p[i] ^= 0x5a;
+		if (tracefile_decode(b.p, b.len, &u, &info, &err) == 0) {
+			read_ok++;
+			for (size_t r = 0; r < u.nrun; r++)
+				for (size_t k = 0; u.run[r].tree && k < u.run[r].tree->nproc; k++) {
+					uint32_t par = u.run[r].tree->proc[k].parent;
+					CHECK(par == TREE_NO_PROC || par < k);
+				}
+		}
+		trace_free(&u);
+		b.p[i] ^= 0x5a;
+	}
+	CHECK(read_ok < b.len / 4); /* the checksums catch nearly all */
+	trace_free(&t);
+	bb_free(&b);
+}
+
 int main(void)
 {
 	test_roundtrip();
@@ -324,5 +431,6 @@ int main(void)
 	test_refusals();
 	test_unknown_sections();
 	test_tlv_skips_unknown_fields();
+	test_tree_roundtrip();
 	return unit_done("tracefile_test");
 }

@@ -1,0 +1,21 @@
+#!/bin/sh
+# ldprof -f keeps up with a workload that starts 5,000 processes one after
+# the other (a static leaf, so that it stays fast): every fork, exec and
+# exit is in the tree and no task event is lost. Then the same through a
+# one-page ring (LDPROF_FOLLOW_RING_KB=4), drained while the run goes on.
+. "$(dirname "$0")/lib.sh"
+
+F=$FIXTURES/follow-tree
+"$LDPROF" run -f --json -n 1 -w 0 --no-overhead "$F/spawn" 5000 "$F/leaf.static" >"$TMP/j" 2>"$TMP/e"
+check "ldprof run -f runs 5,000 execs" test $? -eq 0
+expect_eq "5,001 processes, 5,001 execs, no event lost" "5001 5001 0" \
+	"$(json_eval "$TMP/j" "(lambda t: '%d %d %d' % (len(t['processes']), len(t['execs']), t['lost_events']))(d['per_run'][0]['tree'])")"
+expect_eq "5,000 static execs" 5000 \
+	"$(json_eval "$TMP/j" "sum(1 for e in d['per_run'][0]['tree']['execs'] if e['kind'] == 'static')")"
+
+LDPROF_FOLLOW_RING_KB=4 "$LDPROF" run -f --json -n 1 -w 0 --no-overhead "$F/spawn" 1000 "$F/leaf.static" \
+	>"$TMP/j2" 2>"$TMP/e2"
+check "a one-page ring still works" test $? -eq 0
+expect_eq "a one-page ring: 1,001 processes with their exits, or the loss counted" true \
+	"$(json_eval "$TMP/j2" "(lambda t: (len(t['processes']) == 1001 and all(p['exit_us'] for p in t['processes'])) or t['lost_events'] > 0)(d['per_run'][0]['tree'])")"
+done_testing

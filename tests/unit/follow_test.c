@@ -1,0 +1,117 @@
+/*
+ * Unit tests for building a run's process tree from task records
+ * (run/follow-tree.h): forks, threads, exec chains, binaries from the first
+ * mapping, orphans matched to their reaps by (pid, time) when pids repeat,
+ * a FORK without its EXIT counted as lost, the clock mapping, and the
+ * live set a timeout kills.
+ */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/follow-tree.h"
+#include "unit.h"
+
+static struct follow_rec R(uint32_t type, uint64_t ns, int pid, int ppid, int tid, const char *s)
+{
+	return (struct follow_rec){.ns = ns, .type = type, .pid = pid, .ppid = ppid, .tid = tid,
+				   .str = s ? xstrdup(s) : NULL};
+}
+
+static void free_recs(struct follow_rec *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].str);
+}
+
+static void test_clock(void)
+{
+	struct follow_clock c = {.tsc0 = 1000000, .ns0 = 5000, .ticks_per_ns = 2.5};
+
+	CHECK(follow_ns_to_ticks(&c, 5000) == 1000000);
+	CHECK(follow_ns_to_ticks(&c, 6000) == 1002500);
+	CHECK(follow_ns_to_ticks(&c, 4000) == 997500); /* before the pair: still linear */
+}
+
+static void test_build(void)
+{
+	/* 1 ns = 1 tick from 0, so ticks read as the records' ns. */
+	struct follow_clock c = {.tsc0 = 0, .ns0 = 0, .ticks_per_ns = 1.0};
+	struct follow_rec r[] = {
+		R(PERF_RECORD_COMM, 100, 10, 0, 10, "top"),
+		R(PERF_RECORD_MMAP2, 110, 10, 0, 10, "/nonexistent/top"),
+		R(PERF_RECORD_MMAP2, 120, 10, 0, 10, "/lib/libc.so.6"),
+		R(PERF_RECORD_FORK, 200, 10, 10, 11, NULL), /* a thread of the top */
+		R(PERF_RECORD_FORK, 300, 20, 10, 20, NULL), /* child 20 */
+		R(PERF_RECORD_COMM, 400, 20, 0, 20, "a"),
+		R(PERF_RECORD_MMAP2, 410, 20, 0, 20, "/nonexistent/a"),
+		R(PERF_RECORD_COMM, 500, 20, 0, 20, "b"), /* exec chain a -> b */
+		R(PERF_RECORD_MMAP2, 510, 20, 0, 20, "/nonexistent/b"),
+		R(PERF_RECORD_FORK, 550, 30, 20, 30, NULL), /* grandchild 30 */
+		R(PERF_RECORD_EXIT, 600, 20, 10, 20, NULL),
+		R(PERF_RECORD_EXIT, 650, 10, 10, 11, NULL), /* the thread ends: not the top */
+		R(PERF_RECORD_EXIT, 700, 30, 20, 30, NULL),
+		R(PERF_RECORD_FORK, 800, 30, 10, 30, NULL), /* pid 30 again, forked by the top */
+		R(PERF_RECORD_COMM, 850, 30, 0, 30, "s"), /* exec'd, never mapped, prompt EXIT */
+		R(PERF_RECORD_EXIT, 860, 30, 10, 30, NULL),
+		R(PERF_RECORD_FORK, 870, 40, 10, 40, NULL), /* its EXIT never came */
+		R(PERF_RECORD_EXIT, 900, 10, 1, 10, NULL),
+	};
+	size_t n = sizeof r / sizeof *r;
+	/* The first pid 30 was an orphan reaped by ldprof at 750. */
+	struct follow_reap reaps[] = {{30, 3 << 8, 750}, {10, 0, 950}};
+	struct run_tree *t;
+
+	/* Shuffle two records: the builder sorts by time. */
+	struct follow_rec tmp = r[5];
+	r[5] = r[6];
+	r[6] = tmp;
+	t = follow_tree_build(r, n, reaps, 2, 10, 50, &c);
+	CHECK(t->nproc == 5);
+	CHECK(t->proc[0].pid == 10 && t->proc[0].parent == TREE_NO_PROC && t->proc[0].fork_ts == 50);
+	CHECK(t->proc[0].exit_ts == 900 && t->proc[0].have_status && !t->proc[0].orphan);
+	CHECK(t->proc[0].nexec == 1 && !strcmp(t->proc[0].exec[0].path, "/nonexistent/top"));
+	CHECK(t->proc[0].exec[0].ts == 100 && t->proc[0].exec[0].end_ts == 900);
+	const struct tree_proc *a = &t->proc[1];
+	CHECK(a->pid == 20 && a->parent == 0 && a->fork_ts == 300 && a->exit_ts == 600);
+	CHECK(a->nexec == 2 && !strcmp(a->exec[0].path, "/nonexistent/a") && !strcmp(a->exec[1].path, "/nonexistent/b"));
+	CHECK(a->exec[0].end_ts == 500 && a->exec[1].ts == 500 && a->exec[1].end_ts == 600);
+	CHECK(!strcmp(a->exec[1].comm, "b") && !a->have_status);
+	const struct tree_proc *g = &t->proc[2], *s = &t->proc[3];
+	CHECK(g->pid == 30 && g->parent == 1 && g->nexec == 0 && g->exit_ts == 700);
+	CHECK(g->orphan && g->have_status && g->wait_status == 3 << 8);
+	CHECK(s->pid == 30 && s->parent == 0 && !s->orphan && !s->have_status);
+	CHECK(s->nexec == 1 && !s->exec[0].path && s->exec[0].kind == TREE_EXEC_SETUID);
+	CHECK(t->proc[4].pid == 40 && !t->proc[4].exit_ts);
+	CHECK(t->lost_events == 1); /* 40's EXIT */
+	CHECK(t->proc[0].exec[0].kind == TREE_EXEC_UNKNOWN); /* /nonexistent/top cannot be read */
+
+	pid_t *live;
+	size_t nlive = follow_tree_live(r, n, 10, &live);
+	CHECK(nlive == 1 && live[0] == 40);
+	free(live);
+	nlive = follow_tree_live(r, 5, 10, &live); /* early on: the top and 20 */
+	CHECK(nlive == 2 && (live[0] == 10 || live[1] == 10) && (live[0] == 20 || live[1] == 20));
+	free(live);
+	run_tree_free(t);
+	free(t);
+	free_recs(r, n);
+}
+
+static void test_kinds(void)
+{
+	CHECK(follow_binary_kind("/nonexistent/binary") == TREE_EXEC_UNKNOWN);
+	CHECK(follow_binary_kind(NULL) == TREE_EXEC_UNKNOWN);
+	/* /proc/self/exe is this test: dynamic. */
+	CHECK(follow_binary_kind("/proc/self/exe") == TREE_EXEC_NO_SHIM);
+	CHECK(!strcmp(tree_exec_kind_name(TREE_EXEC_STATIC), "static"));
+	CHECK(tree_exec_kind_name((enum tree_exec_kind)99) == NULL);
+}
+
+int main(void)
+{
+	test_clock();
+	test_build();
+	test_kinds();
+	return unit_done("follow_test");
+}
