@@ -28,19 +28,25 @@ const char *workload_kind_name(enum tree_exec_kind k)
 	return (unsigned)k <= TREE_EXEC_UNKNOWN ? names[k] : "unknown kind";
 }
 
-const char *workload_kind_id(enum tree_exec_kind k)
-{
-	static const char *const ids[] = {
-		[TREE_EXEC_SHIM] = "shim",	  [TREE_EXEC_STATIC] = "static",
-		[TREE_EXEC_SETUID] = "setuid",	  [TREE_EXEC_NO_SHIM] = "no-shim",
-		[TREE_EXEC_LOST] = "lost",	  [TREE_EXEC_UNKNOWN] = "unknown",
-	};
-	return (unsigned)k <= TREE_EXEC_UNKNOWN ? ids[k] : "unknown";
-}
-
 const struct tree_exec *workload_tree_exec(const struct trace *t, const struct wl_exec *x)
 {
 	return &t->run[x->run].tree->proc[x->proc].exec[x->exec];
+}
+
+char *const *workload_exec_argv(const struct trace *t, const struct wl_exec *x, size_t *argc)
+{
+	const struct tree_exec *e = workload_tree_exec(t, x);
+
+	*argc = 0;
+	if (e->argv) {
+		*argc = e->argc;
+		return e->argv;
+	}
+	if (x->proc == 0 && x->exec == 0 && t->argv) {
+		*argc = (size_t)t->argc;
+		return t->argv;
+	}
+	return NULL;
 }
 
 double workload_run_us(const struct workload *w, size_t run, uint64_t ts)
@@ -57,6 +63,15 @@ const struct wl_exec *workload_exec(const struct workload *w, size_t run, uint32
 		return NULL;
 	size_t i = w->proc_first[run][proc];
 	return i < w->nex && w->ex[i].run == run && w->ex[i].proc == proc ? &w->ex[i] : NULL;
+}
+
+size_t workload_run_ordinal(const struct workload *w, size_t run)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i <= run && i < w->t->nrun; i++)
+		n += w->proc_first[i] != NULL;
+	return n;
 }
 
 size_t workload_run_execs(const struct workload *w, size_t run, size_t *first)

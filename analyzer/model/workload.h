@@ -108,16 +108,21 @@ void workload_free(struct workload *w);
 const struct wl_exec *workload_exec(const struct workload *w, size_t run, uint32_t proc);
 /* Why an exec of this kind has or lacks its phases, as a sentence. */
 const char *workload_kind_name(enum tree_exec_kind k);
-/* "shim", "static", "setuid", "no-shim", "lost", "unknown" (JSON, CSV). */
-const char *workload_kind_id(enum tree_exec_kind k);
 /*
  * Where x's phases start, in ticks: the kernel's exec point, or for the
  * launched process's first exec the launcher's timestamp before execve,
  * as without -f.
  */
 uint64_t workload_exec_start(const struct trace *t, const struct wl_exec *x);
+/* Run r's number among the counted profiled runs with a tree, from 1 (as CSV numbers them). */
+size_t workload_run_ordinal(const struct workload *w, size_t run);
 /* The execs of run r: w->ex[*first ..] for the count returned (0 if none). */
 size_t workload_run_execs(const struct workload *w, size_t run, size_t *first);
+/*
+ * x's argv: the shim's bounded copy, or for the launched process's first
+ * exec the command as given; NULL when unknown.
+ */
+char *const *workload_exec_argv(const struct trace *t, const struct wl_exec *x, size_t *argc);
 /* The tree's exec behind x. */
 const struct tree_exec *workload_tree_exec(const struct trace *t, const struct wl_exec *x);
 /* The run-relative time in microseconds of a tick in run r (0 at its exec_ts). */

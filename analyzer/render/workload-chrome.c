@@ -106,7 +106,7 @@ static void exec_slices(const struct chrome *c, int pid, size_t proc)
 		slice(c, pid, e->path ? path_basename(e->path) : "?", "exec", at, end);
 		fputs(",\"args\":{\"path\":", c->f);
 		json_put_string(c->f, e->path);
-		fprintf(c->f, ",\"kind\":\"%s\",\"reason\":", workload_kind_id(e->kind));
+		fprintf(c->f, ",\"kind\":\"%s\",\"reason\":", tree_exec_kind_name(e->kind));
 		json_put_string(c->f, x->reason);
 		fputs("}}", c->f);
 	}
@@ -145,7 +145,8 @@ static void process_track(struct chrome *c, size_t p)
 		snprintf(name, sizeof name, "%s%s (pid %d, child of %s %d)", tp->nexec ? "" : "fork of ",
 			 image(tr, p), tp->pid, image(tr, tp->parent), tr->proc[tp->parent].pid);
 	else
-		snprintf(name, sizeof name, "%s (pid %d, run %zu)", image(tr, p), tp->pid, c->run + 1);
+		snprintf(name, sizeof name, "%s (pid %d, run %zu)", image(tr, p), tp->pid,
+			 workload_run_ordinal(c->w, c->run));
 	metadata(c, pid, "process_name", "name", name, 0);
 	metadata(c, pid, "process_sort_index", "sort_index", NULL, c->sort++);
 	metadata(c, pid, "thread_name", "name", name, 0);
@@ -213,6 +214,6 @@ void render_workload_chrome(FILE *f, const struct workload *w, bool all_runs)
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ldprof_version\":\"" LDPROF_VERSION
 	      "\",\"schema\":\"ldprof-workload/1\",\"median_run\":",
 	      f);
-	fprintf(f, "%lld,\"runs\":%zu}}\n", w->median_run == SIZE_MAX ? -1LL : (long long)w->median_run,
+	fprintf(f, "%lld,\"runs\":%zu}}\n", w->median_run == SIZE_MAX ? -1LL : (long long)workload_run_ordinal(w, w->median_run),
 		w->runs);
 }

@@ -31,21 +31,23 @@ static void status(FILE *f, bool have, int st)
 	}
 }
 
-static void argv_field(FILE *f, const struct tree_exec *e)
+/* The arguments joined by spaces (the JSON keeps them apart). */
+static void argv_field(FILE *f, const struct trace *t, const struct wl_exec *x)
 {
-	size_t len = 1;
+	size_t len = 1, argc;
+	char *const *argv = workload_exec_argv(t, x, &argc);
 	char *s;
 
 	fputc(',', f);
-	if (!e->argv)
+	if (!argv)
 		return;
-	for (size_t i = 0; i < e->argc; i++)
-		len += strlen(e->argv[i]) + 1;
+	for (size_t i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
 	s = xcalloc(len, 1);
-	for (size_t i = 0; i < e->argc; i++) {
+	for (size_t i = 0; i < argc; i++) {
 		if (i)
 			strcat(s, " ");
-		strcat(s, e->argv[i]);
+		strcat(s, argv[i]);
 	}
 	csv_field(f, s);
 	free(s);
@@ -60,7 +62,7 @@ static void exec_row(FILE *f, const struct workload *w, size_t ordinal, const st
 
 	fprintf(f, "%zu,%d,%d,%u,", ordinal, p->pid, p->ppid, x->exec);
 	csv_field(f, e->path);
-	fprintf(f, ",%s", workload_kind_id(e->kind));
+	fprintf(f, ",%s", tree_exec_kind_name(e->kind));
 	num(f, workload_run_us(w, x->run, workload_exec_start(t, x)));
 	num(f, e->end_ts ? workload_run_us(w, x->run, e->end_ts) : NAN);
 	num(f, x->wall_us);
@@ -69,7 +71,7 @@ static void exec_row(FILE *f, const struct workload *w, size_t ordinal, const st
 	num(f, x->loader_us);
 	num(f, x->startup_us);
 	status(f, last && p->have_status, p->wait_status);
-	argv_field(f, e);
+	argv_field(f, t, x);
 	fputc(',', f);
 	csv_field(f, x->reason);
 	fputc('\n', f);
@@ -77,17 +79,10 @@ static void exec_row(FILE *f, const struct workload *w, size_t ordinal, const st
 
 void render_workload_csv(FILE *f, const struct workload *w)
 {
-	size_t ordinal = 0, prev = SIZE_MAX;
-
 	fputs("run,pid,ppid,exec_index,path,kind,start_us,end_us,wall_us", f);
 	for (int k = 0; k < PH_COUNT; k++)
 		fprintf(f, ",%s_us", phase_name(k));
 	fputs(",loader_us,startup_us,exit_status,signal,argv,reason\n", f);
-	for (size_t i = 0; i < w->nex; i++) {
-		if (w->ex[i].run != prev) {
-			ordinal++;
-			prev = w->ex[i].run;
-		}
-		exec_row(f, w, ordinal, &w->ex[i]);
-	}
+	for (size_t i = 0; i < w->nex; i++)
+		exec_row(f, w, workload_run_ordinal(w, w->ex[i].run), &w->ex[i]);
 }

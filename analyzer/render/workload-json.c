@@ -23,10 +23,14 @@ static void summary_obj(struct json *j, const char *key, const struct summary *s
 	json_obj_close(j);
 }
 
+/* As the per-run JSON says it: the exit status, or the signal's name. */
 static void status(struct json *j, bool have, int st)
 {
+	char name[SIGNAL_NAME_MAX];
+
 	json_num(j, "exit_status", have && WIFEXITED(st) ? WEXITSTATUS(st) : NAN);
-	json_num(j, "signal", have && WIFSIGNALED(st) ? WTERMSIG(st) : NAN);
+	json_str(j, "signal",
+		 have && WIFSIGNALED(st) && signal_name(WTERMSIG(st), name) ? name : NULL);
 }
 
 static void workload_obj(struct json *j, const struct workload *w)
@@ -52,7 +56,7 @@ static void workload_obj(struct json *j, const struct workload *w)
 	json_obj_close(j);
 	json_obj_open(j, "exec_kinds");
 	for (int k = 0; k <= TREE_EXEC_UNKNOWN; k++)
-		json_int(j, workload_kind_id((enum tree_exec_kind)k), (long long)w->kind_count[k]);
+		json_int(j, tree_exec_kind_name((enum tree_exec_kind)k), (long long)w->kind_count[k]);
 	json_obj_close(j);
 	json_int(j, "execs_unanalyzed", (long long)w->unanalyzed_shim);
 	json_int(j, "lost_execs", (long long)w->lost_execs);
@@ -105,7 +109,7 @@ static void binary_obj(struct json *j, const struct wl_binary *b)
 		 b->have_static ? b->static_saved_us_per_run : NAN);
 	json_obj_open(j, "exec_kinds");
 	for (int k = 0; k <= TREE_EXEC_UNKNOWN; k++)
-		json_int(j, workload_kind_id((enum tree_exec_kind)k), (long long)b->kind_count[k]);
+		json_int(j, tree_exec_kind_name((enum tree_exec_kind)k), (long long)b->kind_count[k]);
 	json_obj_close(j);
 	json_obj_close(j);
 }
@@ -138,10 +142,12 @@ static void exec_obj(struct json *j, const struct workload *w, const struct wl_e
 	json_int(j, "process", x->proc);
 	json_str(j, "path", e->path);
 	json_str(j, "comm", e->comm);
-	if (e->argv) {
+	size_t argc;
+	char *const *argv = workload_exec_argv(t, x, &argc);
+	if (argv) {
 		json_arr_open(j, "argv");
-		for (size_t i = 0; i < e->argc; i++)
-			json_str(j, NULL, e->argv[i]);
+		for (size_t i = 0; i < argc; i++)
+			json_str(j, NULL, argv[i]);
 		json_arr_close(j);
 	} else {
 		json_null(j, "argv");
@@ -149,7 +155,7 @@ static void exec_obj(struct json *j, const struct workload *w, const struct wl_e
 	json_num(j, "start_us", workload_run_us(w, x->run, workload_exec_start(t, x)));
 	json_num(j, "end_us", e->end_ts ? workload_run_us(w, x->run, e->end_ts) : NAN);
 	json_num(j, "wall_us", x->wall_us);
-	json_str(j, "kind", workload_kind_id(e->kind));
+	json_str(j, "kind", tree_exec_kind_name(e->kind));
 	json_str(j, "reason", x->reason);
 	if (x->bd) {
 		json_obj_open(j, "phases_us");
@@ -172,8 +178,9 @@ static void run_obj(struct json *j, const struct workload *w, size_t run)
 	const struct run_tree *tr = r->tree;
 
 	json_obj_open(j, NULL);
-	json_int(j, "run", (long long)run);
+	json_int(j, "run", (long long)workload_run_ordinal(w, run));
 	json_num(j, "wall_us", trace_run_us(w->t, r));
+	json_obj_open(j, "tree");
 	json_num(j, "cpu_user_us", tr->have_cpu ? tr->cpu_user_us : NAN);
 	json_num(j, "cpu_sys_us", tr->have_cpu ? tr->cpu_sys_us : NAN);
 	json_int(j, "lost_events", (long long)tr->lost_events);
@@ -199,6 +206,7 @@ static void run_obj(struct json *j, const struct workload *w, size_t run)
 		exec_obj(j, w, &w->ex[i]);
 	json_arr_close(j);
 	json_obj_close(j);
+	json_obj_close(j);
 }
 
 void render_workload_json(FILE *f, const struct workload *w)
@@ -217,7 +225,8 @@ void render_workload_json(FILE *f, const struct workload *w)
 	json_str(&j, "cwd", t->cwd);
 	json_int(&j, "runs", (long long)w->runs);
 	json_int(&j, "plain_runs", (long long)w->plain_runs);
-	json_num(&j, "median_run", w->median_run == SIZE_MAX ? NAN : (double)w->median_run);
+	json_num(&j, "median_run",
+		 w->median_run == SIZE_MAX ? NAN : (double)workload_run_ordinal(w, w->median_run));
 	workload_obj(&j, w);
 	json_arr_open(&j, "binaries");
 	for (size_t i = 0; i < w->nbins; i++)

@@ -5,7 +5,9 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/textsafe.h"
 #include "render/workload-render.h"
@@ -37,9 +39,15 @@ void wl_fmt_dur(char *buf, size_t n, double us, bool utf8)
 
 const char *wl_short_path(const struct trace *t, const char *path)
 {
-	size_t n = t->cwd ? strlen(t->cwd) : 0;
+	static char here[PATH_MAX];
+	const char *cwd = t->cwd;
+	size_t n;
 
-	if (n > 1 && path && !strncmp(path, t->cwd, n) && path[n] == '/' && path[n + 1])
+	/* run does not record its directory (record does): then it is ours. */
+	if (!cwd)
+		cwd = here[0] || getcwd(here, sizeof here) ? here : "";
+	n = strlen(cwd);
+	if (n > 1 && path && !strncmp(path, cwd, n) && path[n] == '/' && path[n + 1])
 		return path + n + 1;
 	return path;
 }

@@ -230,7 +230,7 @@ void render_workload_tree(FILE *f, const struct workload *w, const struct text_s
 	index_children(&o);
 	fprintf(f, "\n  process tree of run %zu (the median one), siblings that ran the same images "
 		   "collapsed:\n",
-		w->median_run + 1);
+		workload_run_ordinal(w, w->median_run));
 	level(&o, &top, 1, 0, "");
 	if (o.cut)
 		fprintf(f, "  ... (cut at %d lines: the JSON and CSV outputs have every process)\n",
