@@ -1,0 +1,53 @@
+#!/bin/sh
+# The workload report of ldprof -f on the 2003 harness (samples/harness.sh
+# ./sh.dynamic 20): the text names 21 execs of sh.dynamic and of expr per
+# run and collapses them in the tree; the JSON is strict and every summary
+# figure agrees with its own per-exec data; the Chrome trace has one
+# named track per process with every slice nested; the CSV one row per
+# exec. With the shim's per-exec records, the loader time of sh.dynamic
+# inside the harness is within 25% of a lone `ldprof run` of it.
+. "$(dirname "$0")/lib.sh"
+
+V=$TOP/tests/t0650-validate.py
+cd "$TOP/samples" || exit 1
+
+"$LDPROF" run -f -n 3 --color=never ./harness.sh ./sh.dynamic 20 >"$TMP/text" 2>"$TMP/e"
+check "ldprof run -f prints the workload report" test $? -eq 0
+expect_eq "per binary: 21 execs of sh.dynamic per run" 1 \
+	"$(grep -c '^  sh\.dynamic  *21\.0 ' "$TMP/text")"
+expect_eq "per binary: 21 execs of expr per run" 1 \
+	"$(grep -c '^  /usr/bin/expr  *21\.0 \|^  /bin/expr  *21\.0 ' "$TMP/text")"
+expect_eq "the tree collapses the 21 sh.dynamic siblings" 1 \
+	"$(grep -c 'sh\.dynamic[^ ]* .*\(×\|x\) 21  \[1 exec' "$TMP/text")"
+check "the loader's share is stated" grep -q '^  the loader .* per run: .*% of the wall time, .*% of the CPU time$' "$TMP/text"
+check "the overhead against plain runs is stated" grep -q 'overhead of following and recording: .* against 3 plain runs' "$TMP/text"
+
+"$LDPROF" run -f -n 3 --format json -o "$TMP/j" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
+check "the JSON" test $? -eq 0
+expect_eq "the figures agree with the per-exec data (strict JSON)" ok "$(python3 "$V" figures "$TMP/j" 2>&1)"
+expect_eq "21 execs of sh.dynamic and 21 of expr per run" "21.0 21.0" \
+	"$(json_eval "$TMP/j" "' '.join('%.1f' % b['execs_per_run'] for b in d['binaries'] if b['path'].endswith(('/samples/sh.dynamic', '/expr')))")"
+expect_eq "43 execs per run, each in one binary" "43 43" \
+	"$(json_eval "$TMP/j" "'%d %d' % (d['workload']['execs']['median'], sum(b['execs'] for b in d['binaries']) / d['runs'])")"
+
+"$LDPROF" run -f -n 2 --format chrome -o "$TMP/c" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
+check "the Chrome trace" test $? -eq 0
+expect_eq "one named track per process, every slice nested in it" ok \
+	"$(python3 "$V" chrome "$TMP/c" 43 2>&1)"
+
+"$LDPROF" run -f -n 3 --format csv -o "$TMP/csv" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
+check "the CSV" test $? -eq 0
+expect_eq "one CSV row per exec" ok "$(python3 "$V" csv "$TMP/csv" "$TMP/j" 2>&1)"
+
+# The loader (exec + load + relocate) of sh.dynamic per exec, inside the
+# harness and alone: the same binary on the same machine.
+recorded=$(json_eval "$TMP/j" "sum(1 for r in d['per_run'] for e in r['tree']['execs'] if e['path'].endswith('/samples/sh.dynamic') and e['phases_us'])")
+if [ "$recorded" -gt 0 ]; then
+	inside=$(json_eval "$TMP/j" "[sum(b['phases_per_exec_us'][p]['median'] for p in ('exec', 'load', 'relocate')) for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
+	"$LDPROF" run -n 31 --format json -o "$TMP/alone" ./sh.dynamic ./foo 2>"$TMP/e"
+	alone=$(json_eval "$TMP/alone" "sum(p['median_us'] for p in d['phases'] if p['name'] in ('exec', 'load', 'relocate'))")
+	within "sh.dynamic's loader per exec inside the harness and alone" "$inside" "$alone" 0.25
+else
+	skip "no per-exec records of sh.dynamic (the shim's records are not joined to the tree)"
+fi
+done_testing
