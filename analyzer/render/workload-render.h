@@ -18,6 +18,8 @@ void render_workload_json(FILE *f, const struct workload *w);
 void render_workload_csv(FILE *f, const struct workload *w);
 void render_workload_chrome(FILE *f, const struct workload *w, bool all_runs);
 void render_workload_html(FILE *f, const struct workload *w);
+/* The page's figure: the median run's tree as a timeline, startup shaded (workload-html-svg.c). */
+void html_workload_svg(FILE *f, const struct workload *w);
 
 /* Shared by the text renderers: a duration in the unit that suits it ("612.3 us", "1.482 ms"). */
 void wl_fmt_dur(char *buf, size_t n, double us, bool utf8);
