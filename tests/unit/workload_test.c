@@ -71,6 +71,15 @@ static void fake_tree_run(struct trace_run *r, size_t i)
 	tr->cpu_sys_us = 500;
 	p = add_proc(tr, 100, TREE_NO_PROC, t0);
 	prog_exec(&p->exec[p->nexec++], t0);
+	if (i == 1) {
+		/* As the launcher leaves it: the top's records are the run's, its exec point later. */
+		struct tree_exec *e = &p->exec[0];
+		r->ev = e->ev;
+		r->nev = r->cap = e->nev;
+		e->ev = NULL;
+		e->nev = 0;
+		e->ts += 20000;
+	}
 	p = add_proc(tr, 101, 0, t0 + 1500000);
 	prog_exec(&p->exec[p->nexec++], t0 + 1500000);
 	p = add_proc(tr, 102, 0, t0 + 3000000);
@@ -182,6 +191,11 @@ static void test_workload(void)
 	CHECK_NEAR(x->startup_us, 510.5, eps);
 	CHECK_NEAR(workload_run_us(&w, 2, t.run[2].tree->proc[1].fork_ts), 1500, eps);
 	CHECK(workload_exec(&w, 2, 3) == NULL); /* the fork without exec */
+	/* The top of run 2 has its records in the run: they and its start are the run's. */
+	x = workload_exec(&w, 2, 0);
+	CHECK(x && x->bd && x->exec == 0);
+	CHECK_NEAR(x->loader_us, 503, eps);
+	CHECK_NEAR(x->wall_us, 1560.5, eps);
 	CHECK(w.nnotes >= 2);
 	workload_free(&w);
 	trace_free(&t);
