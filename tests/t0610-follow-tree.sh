@@ -2,7 +2,8 @@
 # ldprof -f on a tree that uses every route (fixtures/follow-tree/tree): a
 # fork without exec, posix_spawn, an exec chain A -> B -> C, a double-forked
 # grandchild that execs 200 ms after its parent exited, a static child and
-# an `env -i` child. Each is in the tree with the right kind, the orphan is
+# an `env -i` child. Each is in the tree with the right kind (the shim's
+# records joined to every dynamic exec that kept its environment), the orphan is
 # reaped by ldprof, and the workload's stdout, stderr and status are what
 # a plain run gives. The per-CPU fallback sees the same tree.
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +33,14 @@ expect_eq "the static child is reported static" "leaf.static static" \
 	"$(q "' '.join('%s %s' % (e['comm'], e['kind']) for e in t['execs'] if e['path'].endswith('leaf.static'))")"
 expect_eq "env -i: env, then leaf without the shim (its environment is gone)" "env leaf no_shim" \
 	"$(q "(lambda p: ' '.join([e['comm'] for e in t['execs'] if e['pid'] == p]) + ' ' + [e['kind'] for e in t['execs'] if e['pid'] == p][-1])([e['pid'] for e in t['execs'] if e['comm'] == 'env'][0])")"
+# The shim's records, joined by (pid, time): every dynamic image but env -i's leaf.
+expect_eq "the shim recorded every dynamic exec that kept its environment" \
+	"tree:shim leaf:shim chain-a:shim chain-b:shim chain-c:shim leaf:shim leaf.static:static env:shim leaf:no_shim" \
+	"$(q "' '.join('%s:%s' % (e['comm'], e['kind']) for e in sorted(t['execs'], key=lambda e: (e['pid'], e['start_us'])))")"
+expect_eq "each shim exec has its records; the others none" true \
+	"$(q "all((e['records'] > 0) == (e['kind'] == 'shim') for e in t['execs'])")"
+expect_eq "argv as each exec got it" "spawned late" \
+	"$(q "' '.join(e['argv'][1] for e in sorted(t['execs'], key=lambda e: e['start_us']) if e['comm'] == 'leaf' and e['argv'])")"
 # The grandchild: an orphan, reaped by ldprof with its status, exec'd >= 200 ms after its parent exited.
 expect_eq "exactly one orphan, reaped with status 0" "1 0" \
 	"$(q "'%d %s' % (sum(1 for p in t['processes'] if p['orphan']), [p['exit_status'] for p in t['processes'] if p['orphan']][0])")"

@@ -2,7 +2,8 @@
 # ldprof -f keeps up with a workload that starts 5,000 processes one after
 # the other (a static leaf, so that it stays fast): every fork, exec and
 # exit is in the tree and no task event is lost. Then the same through a
-# one-page ring (LDPROF_FOLLOW_RING_KB=4), drained while the run goes on.
+# one-page ring (LDPROF_FOLLOW_RING_KB=4), drained while the run goes on,
+# and a record buffer too small for the workload (LDPROF_FOLLOW_BUFFER_KB).
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES/follow-tree
@@ -18,4 +19,18 @@ LDPROF_FOLLOW_RING_KB=4 "$LDPROF" run -f --json -n 1 -w 0 --no-overhead "$F/spaw
 check "a one-page ring still works" test $? -eq 0
 expect_eq "a one-page ring: 1,001 processes with their exits, or the loss counted" true \
 	"$(json_eval "$TMP/j2" "(lambda t: (len(t['processes']) == 1001 and all(p['exit_us'] for p in t['processes'])) or t['lost_events'] > 0)(d['per_run'][0]['tree'])")"
+
+# A record buffer too small for the harness's 43 execs: the loss is counted
+# (lost_execs, and as many execs of kind "lost"), the tree stays whole, and
+# the text report is still printed.
+cd "$TOP/samples" || exit 1
+LDPROF_FOLLOW_BUFFER_KB=16 "$LDPROF" run -f --json -n 1 -w 0 --no-overhead ./harness.sh ./sh.dynamic 20 \
+	>"$TMP/j3" 2>"$TMP/e3"
+check "a tiny record buffer: the run still succeeds" test $? -eq 0
+expect_eq "the tiny buffer's loss is counted, the tree is whole" "43 True True 0" \
+	"$(json_eval "$TMP/j3" "(lambda t: '%d %s %s %d' % (len(t['execs']), t['lost_execs'] > 0, sum(1 for e in t['execs'] if e['kind'] == 'lost') == t['lost_execs'], t['lost_events']))(d['per_run'][0]['tree'])")"
+expect_eq "the tiny buffer: the execs it held have their records" true \
+	"$(json_eval "$TMP/j3" "(lambda t: all(e['records'] > 0 for e in t['execs'] if e['kind'] == 'shim') and any(e['kind'] == 'shim' for e in t['execs']))(d['per_run'][0]['tree'])")"
+LDPROF_FOLLOW_BUFFER_KB=16 "$LDPROF" run -f -n 1 -w 0 --no-overhead ./harness.sh ./sh.dynamic 20 >"$TMP/t3" 2>&1
+check "a tiny record buffer: the text report is printed" grep -q "total" "$TMP/t3"
 done_testing

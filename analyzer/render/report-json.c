@@ -159,6 +159,9 @@ static void tree_exec_obj(struct json *j, const struct trace *t, const struct tr
 	tree_time(j, "start_us", t, r, e->ts);
 	tree_time(j, "end_us", t, r, e->end_ts);
 	json_str(j, "kind", tree_exec_kind_name(e->kind));
+	json_int(j, "records", (long long)e->nev);
+	json_num(j, "user_us", e->have_cpu ? e->utime_us : NAN);
+	json_num(j, "sys_us", e->have_cpu ? e->stime_us : NAN);
 	/* A process's status is its last image's. */
 	if (k + 1 == p->nexec && p->have_status) {
 		status_fields(j, p->wait_status);

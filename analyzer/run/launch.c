@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/interrupt.h"
+#include "run/follow-join.h"
 #include "run/launch-wait.h"
 #include "base/tsc.h"
 
@@ -393,6 +394,24 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 	return run_result(l, &e, status, err);
 }
 
+/*
+ * -f: every image's records into its exec of the tree. The top's first
+ * image is also the run's own (r->ev, as without -f).
+ */
+static void join_shim(struct launcher *l, struct trace *t, struct trace_run *r)
+{
+	struct shm_proc *procs = NULL;
+	uint64_t lost = 0;
+	struct errbuf err;
+	size_t n = 0;
+
+	if (!shm_collect_procs(&l->shm, t, &procs, &n, &lost, &err))
+		follow_join(r->tree, procs, n, lost);
+	shm_procs_free(procs, n);
+	if (r->shim_attached && r->tree->nproc && r->tree->proc[0].nexec)
+		r->tree->proc[0].exec[0].kind = TREE_EXEC_SHIM;
+}
+
 int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
 		 struct errbuf *err)
 {
@@ -407,9 +426,8 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 	if (ret || !profiled)
 		return ret;
 	shm_collect(&l->shm, pid, t, r);
-	/* The top's first image is the run's own: its records are r->ev. */
-	if (r->tree && r->shim_attached && r->tree->nproc && r->tree->proc[0].nexec)
-		r->tree->proc[0].exec[0].kind = TREE_EXEC_SHIM;
+	if (r->tree)
+		join_shim(l, t, r);
 	return 0;
 }
 

@@ -36,6 +36,14 @@ static int resolve_all(size_t n, const struct profile_cmd *cmds, struct target *
 	return EXIT_OK;
 }
 
+/* LDPROF_FOLLOW_BUFFER_KB: a smaller -f record buffer (tests of a full one); 0 = default. */
+static size_t follow_buffer_bytes(void)
+{
+	const char *kb = getenv("LDPROF_FOLLOW_BUFFER_KB");
+
+	return kb && *kb ? (size_t)strtoul(kb, NULL, 10) * 1024 : 0;
+}
+
 static int run_sides(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
 		     struct target *tg, struct trace *traces, bool for_compare)
 {
@@ -60,7 +68,8 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 					 .profiled = !tg[ready].is_static || o->follow,
 					 .preload = o->preload,
 					 .symbind = o->symbind,
-					 .follow = o->follow};
+					 .follow = o->follow,
+					 .follow_bytes = follow_buffer_bytes()};
 		if (launcher_init(&l[ready], &lo, &err)) {
 			error_msg("%s", err.msg);
 			r = EXIT_FAIL;

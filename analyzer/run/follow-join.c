@@ -1,0 +1,96 @@
+/* Joining the shim's per-process records to the run's tree (follow-join.h). */
+#include "run/follow-join.h"
+
+#include <stdlib.h>
+
+/* The process with this pid alive at ts: forked before it, not exited before it. */
+static struct tree_proc *proc_alive_at(struct run_tree *t, int32_t pid, uint64_t ts)
+{
+	struct tree_proc *best = NULL;
+
+	/*
+	 * Linear in the processes per image: fine for thousands; a build of
+	 * 20,000 would want an index (follow-tree.c has one for reaps).
+	 */
+	for (size_t i = 0; i < t->nproc; i++) {
+		struct tree_proc *p = &t->proc[i];
+		if (p->pid != pid || p->fork_ts > ts || (p->exit_ts && p->exit_ts < ts))
+			continue;
+		if (!best || p->fork_ts > best->fork_ts)
+			best = p;
+	}
+	return best;
+}
+
+/* Its last exec that began before ts. */
+static struct tree_exec *exec_at(struct tree_proc *p, uint64_t ts)
+{
+	struct tree_exec *e = NULL;
+
+	for (size_t k = 0; k < p->nexec && p->exec[k].ts <= ts; k++)
+		e = &p->exec[k];
+	return e;
+}
+
+static void take(struct tree_exec *e, struct shm_proc *s)
+{
+	e->kind = TREE_EXEC_SHIM;
+	e->shm_flags = s->flags;
+	e->ev = s->ev;
+	e->nev = s->nev;
+	e->argv = s->argv;
+	e->argc = s->argc;
+	e->utime_us = s->utime_us;
+	e->stime_us = s->stime_us;
+	e->have_cpu = s->have_cpu;
+	s->ev = NULL;
+	s->nev = 0;
+	s->argv = NULL;
+	s->argc = 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct tree_exec *x = *(struct tree_exec *const *)a, *y = *(struct tree_exec *const *)b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* The last `lost` dynamic execs without records: those the full buffer refused. */
+static void mark_lost(struct run_tree *t, uint64_t lost)
+{
+	struct tree_exec **v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nproc; i++)
+		for (size_t k = 0; k < t->proc[i].nexec; k++)
+			if (t->proc[i].exec[k].kind == TREE_EXEC_NO_SHIM) {
+				v = xrealloc(v, (n + 1) * sizeof *v);
+				v[n++] = &t->proc[i].exec[k];
+			}
+	qsort(v, n, sizeof *v, by_start);
+	for (size_t i = n; i > 0 && lost > 0; i--, lost--)
+		v[i - 1]->kind = TREE_EXEC_LOST;
+	free(v);
+}
+
+size_t follow_join(struct run_tree *t, struct shm_proc *procs, size_t n, uint64_t lost_execs)
+{
+	size_t joined = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct shm_proc *s = &procs[i];
+		if (s->flags & SHM_PROC_FORKED)
+			continue; /* a fork that never executed: no exec of its own */
+		struct tree_proc *p = proc_alive_at(t, s->pid, s->version_ts);
+		struct tree_exec *e = p ? exec_at(p, s->version_ts) : NULL;
+		if (!e || e->kind == TREE_EXEC_SHIM)
+			continue; /* perf lost it, or a second record set: never mixed */
+		take(e, s);
+		joined++;
+	}
+	t->lost_execs = lost_execs;
+	if (lost_execs)
+		mark_lost(t, lost_execs);
+	return joined;
+}
