@@ -56,7 +56,7 @@ static void add_exec_run(const struct trace *t, const struct wl_exec *x, struct 
 	const struct tree_proc *p = &r->tree->proc[x->proc];
 	const struct tree_exec *e = &p->exec[x->exec];
 	struct trace_run *v = trace_add_run(b->sub);
-	bool top = workload_exec_is_run(t, x);
+	bool top = workload_exec_is_run(t, x) && (r->nev || !e->nev);
 	const struct trace_event *ev = top ? r->ev : e->ev;
 	size_t nev = top ? r->nev : e->nev;
 
