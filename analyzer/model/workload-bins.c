@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strmap.h"
 #include "model/model.h"
 #include "model/workload-internal.h"
 
@@ -197,9 +198,38 @@ static int by_total(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/*
+ * The library a path names: one file may be reached by two paths (a
+ * merged /usr: /lib/x86_64-linux-gnu and /usr/lib/x86_64-linux-gnu), and
+ * the question "which library should we fix" is about the file.
+ */
+static char *library_key(const char *path)
+{
+	char *real = realpath(path, NULL);
+
+	return real ? real : xstrdup(path);
+}
+
+static struct wl_library *library_for(struct workload *w, struct strmap *by_file,
+				      const struct trace_object *o)
+{
+	char *key = library_key(o->path);
+	size_t *slot = strmap_get(by_file, key);
+
+	if (!slot) {
+		slot = xmalloc(sizeof *slot);
+		*slot = w->nlibs++;
+		strmap_put(by_file, key, slot);
+		w->libs[*slot] = (struct wl_library){.path = o->path, .soname = o->soname};
+	}
+	free(key);
+	return &w->libs[*slot];
+}
+
 void workload_libraries(const struct trace *t, struct workload *w)
 {
 	struct lib_acc *acc = xcalloc(t->nobj + 1, sizeof *acc);
+	struct strmap by_file = {0};
 	double runs = (double)w->runs;
 
 	for (size_t bi = 0; bi < w->nbins; bi++)
@@ -209,18 +239,20 @@ void workload_libraries(const struct trace *t, struct workload *w)
 	for (size_t o = 0; o < t->nobj; o++) {
 		if (!acc[o].execs)
 			continue;
-		struct wl_library *l = &w->libs[w->nlibs++];
-		l->path = t->obj[o].path;
-		l->soname = t->obj[o].soname;
-		l->execs = acc[o].execs;
-		l->execs_per_run = (double)acc[o].execs / runs;
-		l->load_us = acc[o].load / runs;
-		l->reloc_us = acc[o].reloc / runs;
-		l->init_us = acc[o].init / runs;
+		struct wl_library *l = library_for(w, &by_file, &t->obj[o]);
+		l->execs += acc[o].execs;
+		l->load_us += acc[o].load / runs;
+		l->reloc_us += acc[o].reloc / runs;
+		l->init_us += acc[o].init / runs;
+	}
+	for (size_t i = 0; i < w->nlibs; i++) {
+		struct wl_library *l = &w->libs[i];
+		l->execs_per_run = (double)l->execs / runs;
 		l->total_us = l->load_us + l->reloc_us + l->init_us;
 		l->share = w->wall.median > 0 ? l->total_us / w->wall.median : NAN;
 	}
 	if (w->nlibs)
 		qsort(w->libs, w->nlibs, sizeof *w->libs, by_total);
+	strmap_free(&by_file, free);
 	free(acc);
 }

@@ -63,9 +63,9 @@ struct wl_binary {
 	double static_saved_us_per_run, static_lo_per_run, static_hi_per_run;
 };
 
-/* One library over the whole tree. */
+/* One library over the whole tree: one file, by whichever paths the execs reached it. */
 struct wl_library {
-	const char *path;   /* trace.obj's */
+	const char *path;   /* trace.obj's: the first path seen */
 	const char *soname; /* or NULL */
 	size_t execs;	    /* analyzed execs that loaded it at startup, over all runs */
 	double execs_per_run;

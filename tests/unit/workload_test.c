@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake-trace.h"
 #include "model/workload.h"
@@ -256,9 +257,41 @@ static void test_static_estimate(void)
 	trace_free(&t);
 }
 
+/* Two paths to one file (a merged /usr) are one library. */
+static void test_same_file(void)
+{
+	char dir[] = "/tmp/workload-test-XXXXXX", file[64], link[64];
+	struct trace t;
+	struct workload w;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(file, sizeof file, "%s/liba.so.1", dir);
+	snprintf(link, sizeof link, "%s/also-liba.so.1", dir);
+	CHECK((f = fopen(file, "w")) != NULL && fclose(f) == 0);
+	CHECK(symlink(file, link) == 0);
+	follow_trace(&t);
+	free(t.obj[O_LIBA].path);
+	free(t.obj[O_LIBB].path);
+	t.obj[O_LIBA].path = strdup(file);
+	t.obj[O_LIBB].path = strdup(link);
+	workload_build(&t, &w);
+	CHECK(w.nlibs == 1);
+	CHECK(w.nlibs == 1 && w.libs[0].execs == 12 && !strcmp(w.libs[0].path, file));
+	CHECK_NEAR(w.libs[0].total_us, 80 + 2 * 100 * 410.0 / 1030 + 10 + 120 + 2 * 100 * 510.0 / 1030,
+		   1e-6);
+	CHECK_NEAR(w.libs[0].execs_per_run, 4, 1e-9);
+	workload_free(&w);
+	trace_free(&t);
+	unlink(link);
+	unlink(file);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_workload();
 	test_static_estimate();
+	test_same_file();
 	return unit_done("workload");
 }
