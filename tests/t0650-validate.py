@@ -35,14 +35,14 @@ def figures(path):
     w = d["workload"]
     if d["schema"] != "ldprof-workload/1":
         fail("schema " + d["schema"])
-    near(w["wall_us"]["median"], statistics.median(r["wall_us"] for r in d["per_run"]),
+    near(w["wall_us"]["median"], statistics.median(r["total_us"] for r in d["per_run"]),
          "wall median")
     near(w["execs"]["median"], statistics.median(len(e) for e in runs_execs(d)), "execs")
     near(w["processes"]["median"],
          statistics.median(len(r["tree"]["processes"]) for r in d["per_run"]), "processes")
     loader = [sum(e["loader_us"] or 0 for e in ex) for ex in runs_execs(d)]
     near(w["loader"]["us"]["median"], statistics.median(loader), "loader per run")
-    shares = [l / r["wall_us"] for l, r in zip(loader, d["per_run"])]
+    shares = [l / r["total_us"] for l, r in zip(loader, d["per_run"])]
     near(w["loader"]["share_of_wall"]["median"], statistics.median(shares), "loader share")
     cpu = [r["tree"]["cpu_user_us"] + r["tree"]["cpu_sys_us"] for r in d["per_run"]]
     near(w["cpu_us"]["median"], statistics.median(cpu), "cpu")

@@ -165,6 +165,11 @@ static void exec_obj(struct json *j, const struct workload *w, const struct wl_e
 	} else {
 		json_null(j, "phases_us");
 	}
+	/* The top's first exec: its records may be the run's alone. */
+	bool top = x->proc == 0 && x->exec == 0;
+	json_int(j, "records", (long long)(e->nev || !top ? e->nev : t->run[x->run].nev));
+	json_num(j, "user_us", e->have_cpu ? e->utime_us : NAN);
+	json_num(j, "sys_us", e->have_cpu ? e->stime_us : NAN);
 	json_num(j, "loader_us", x->loader_us);
 	json_num(j, "startup_us", x->startup_us);
 	json_bool(j, "replaced_by_exec", !last);
@@ -179,7 +184,8 @@ static void run_obj(struct json *j, const struct workload *w, size_t run)
 
 	json_obj_open(j, NULL);
 	json_int(j, "run", (long long)workload_run_ordinal(w, run));
-	json_num(j, "wall_us", trace_run_us(w->t, r));
+	json_num(j, "total_us", trace_run_us(w->t, r)); /* as ldprof-run/1's per_run */
+	status(j, true, r->wait_status);
 	json_obj_open(j, "tree");
 	json_num(j, "cpu_user_us", tr->have_cpu ? tr->cpu_user_us : NAN);
 	json_num(j, "cpu_sys_us", tr->have_cpu ? tr->cpu_sys_us : NAN);
