@@ -3,21 +3,49 @@
 
 #include <stdlib.h>
 
-/* The process with this pid alive at ts: forked before it, not exited before it. */
-static struct tree_proc *proc_alive_at(struct run_tree *t, int32_t pid, uint64_t ts)
+/* Processes ordered by (pid, fork time), to find one alive at a time. */
+struct proc_index {
+	const struct run_tree *t;
+	uint32_t *idx;
+};
+
+static int by_pid_fork(const void *a, const void *b, void *arg)
 {
+	const struct tree_proc *p = arg;
+	const struct tree_proc *x = &p[*(const uint32_t *)a], *y = &p[*(const uint32_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->fork_ts < y->fork_ts ? -1 : x->fork_ts > y->fork_ts;
+}
+
+static void index_build(struct proc_index *ix, const struct run_tree *t)
+{
+	ix->t = t;
+	ix->idx = xmalloc((t->nproc + 1) * sizeof *ix->idx);
+	for (size_t i = 0; i < t->nproc; i++)
+		ix->idx[i] = (uint32_t)i;
+	qsort_r(ix->idx, t->nproc, sizeof *ix->idx, by_pid_fork, t->proc);
+}
+
+/* The process with this pid alive at ts: forked before it, not exited before it. */
+static struct tree_proc *proc_alive_at(const struct proc_index *ix, int32_t pid, uint64_t ts)
+{
+	const struct run_tree *t = ix->t;
+	size_t lo = 0, hi = t->nproc;
 	struct tree_proc *best = NULL;
 
-	/*
-	 * Linear in the processes per image: fine for thousands; a build of
-	 * 20,000 would want an index (follow-tree.c has one for reaps).
-	 */
-	for (size_t i = 0; i < t->nproc; i++) {
-		struct tree_proc *p = &t->proc[i];
-		if (p->pid != pid || p->fork_ts > ts || (p->exit_ts && p->exit_ts < ts))
-			continue;
-		if (!best || p->fork_ts > best->fork_ts)
-			best = p;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->proc[ix->idx[mid]].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < t->nproc && t->proc[ix->idx[lo]].pid == pid; lo++) {
+		struct tree_proc *p = &t->proc[ix->idx[lo]];
+		if (p->fork_ts <= ts && (!p->exit_ts || p->exit_ts >= ts))
+			best = p; /* in fork order: the newest wins */
 	}
 	return best;
 }
@@ -76,19 +104,22 @@ static void mark_lost(struct run_tree *t, uint64_t lost)
 
 size_t follow_join(struct run_tree *t, struct shm_proc *procs, size_t n, uint64_t lost_execs)
 {
+	struct proc_index ix;
 	size_t joined = 0;
 
+	index_build(&ix, t);
 	for (size_t i = 0; i < n; i++) {
 		struct shm_proc *s = &procs[i];
 		if (s->flags & SHM_PROC_FORKED)
 			continue; /* a fork that never executed: no exec of its own */
-		struct tree_proc *p = proc_alive_at(t, s->pid, s->version_ts);
+		struct tree_proc *p = proc_alive_at(&ix, s->pid, s->version_ts);
 		struct tree_exec *e = p ? exec_at(p, s->version_ts) : NULL;
 		if (!e || e->kind == TREE_EXEC_SHIM)
 			continue; /* perf lost it, or a second record set: never mixed */
 		take(e, s);
 		joined++;
 	}
+	free(ix.idx);
 	t->lost_execs = lost_execs;
 	if (lost_execs)
 		mark_lost(t, lost_execs);

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,11 +44,13 @@ static void signal_run(struct launcher *l, pid_t pid, int sig)
 /* One wait for the run's end: its pidfd, or (-f) the tree's rings and SIGCHLD. */
 static bool wait_some(struct launcher *l, pid_t pid, int pidfd, int ms)
 {
-	struct pollfd p[64];
-	size_t n = 0;
+	/* -f: a ring per CPU in the fallback, then SIGCHLD and the wake-up. */
+	size_t max = l->follow ? l->fl.nring + 2 : 2, n = 0;
+	struct pollfd *p = xcalloc(max, sizeof *p);
+	bool done;
 
 	if (l->follow)
-		n = follow_pollfds(&l->fl, p, 63);
+		n = follow_pollfds(&l->fl, p, max - 1);
 	else
 		p[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = interrupt_wake_fd(), .events = POLLIN};
@@ -56,9 +59,12 @@ static bool wait_some(struct launcher *l, pid_t pid, int pidfd, int ms)
 		interrupt_drain();
 	if (l->follow) {
 		follow_service(&l->fl);
-		return follow_done(&l->fl);
+		done = follow_done(&l->fl);
+	} else {
+		done = pidfd >= 0 ? (p[0].revents & POLLIN) != 0 : exited(pid);
 	}
-	return pidfd >= 0 ? (p[0].revents & POLLIN) != 0 : exited(pid);
+	free(p);
+	return done;
 }
 
 static int ms_until(uint64_t now, uint64_t when)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/follow-join.h"
 #include "run/follow-tree.h"
 #include "unit.h"
 
@@ -108,10 +109,79 @@ static void test_kinds(void)
 	CHECK(tree_exec_kind_name((enum tree_exec_kind)99) == NULL);
 }
 
+static struct tree_exec X(uint64_t ts, uint64_t end)
+{
+	return (struct tree_exec){.ts = ts, .end_ts = end, .comm = xstrdup("x"),
+				  .kind = TREE_EXEC_NO_SHIM};
+}
+
+static struct shm_proc P(int pid, uint64_t version_ts, uint32_t flags)
+{
+	struct shm_proc p = {.pid = pid, .version_ts = version_ts, .flags = flags, .nev = 1,
+			     .argc = 1, .have_cpu = true, .utime_us = (double)version_ts};
+	p.ev = xcalloc(1, sizeof *p.ev);
+	p.argv = xcalloc(2, sizeof *p.argv);
+	p.argv[0] = xstrdup("prog");
+	return p;
+}
+
+/* pid 20 twice (reused), an exec chain, a fork, one unmatched image, a loss. */
+static void test_join(void)
+{
+	struct run_tree t = {0};
+	struct tree_proc *p;
+
+	t.nproc = 3;
+	t.proc = xcalloc(3, sizeof *t.proc);
+	p = t.proc;
+	p[0] = (struct tree_proc){.pid = 10, .parent = TREE_NO_PROC, .fork_ts = 0, .exit_ts = 1000};
+	p[1] = (struct tree_proc){.pid = 20, .parent = 0, .fork_ts = 100, .exit_ts = 400};
+	p[2] = (struct tree_proc){.pid = 20, .parent = 0, .fork_ts = 500, .exit_ts = 900};
+	p[0].nexec = 1;
+	p[0].exec = xcalloc(1, sizeof(struct tree_exec));
+	p[0].exec[0] = X(10, 1000);
+	p[1].nexec = 2;
+	p[1].exec = xcalloc(2, sizeof(struct tree_exec));
+	p[1].exec[0] = X(150, 250); /* a -> b in one process */
+	p[1].exec[1] = X(250, 400);
+	p[2].nexec = 2;
+	p[2].exec = xcalloc(2, sizeof(struct tree_exec));
+	p[2].exec[0] = X(550, 700);
+	p[2].exec[1] = X(700, 900); /* no records: lost */
+	struct shm_proc s[] = {
+		P(10, 20, 0),
+		P(20, 160, 0),		      /* the first 20's first image */
+		P(20, 260, 0),		      /* its second */
+		P(20, 170, SHM_PROC_FORKED),  /* a fork: no exec of its own */
+		P(20, 560, TRACE_SHM_CORRUPT), /* the second 20: corrupt, kept apart */
+		P(30, 600, 0),		      /* perf never saw pid 30 */
+		P(20, 265, 0),		      /* a second record set for one image: dropped */
+	};
+	size_t n = sizeof s / sizeof *s;
+
+	CHECK(follow_join(&t, s, n, 1) == 4);
+	CHECK(p[0].exec[0].kind == TREE_EXEC_SHIM && p[0].exec[0].utime_us == 20);
+	CHECK(p[1].exec[0].kind == TREE_EXEC_SHIM && p[1].exec[0].utime_us == 160);
+	CHECK(p[1].exec[1].kind == TREE_EXEC_SHIM && p[1].exec[1].utime_us == 260);
+	CHECK(p[1].exec[1].argc == 1 && !strcmp(p[1].exec[1].argv[0], "prog"));
+	CHECK(p[2].exec[0].kind == TREE_EXEC_SHIM && (p[2].exec[0].shm_flags & TRACE_SHM_CORRUPT));
+	CHECK(p[2].exec[1].kind == TREE_EXEC_LOST && t.lost_execs == 1);
+	/* What was not taken stays for shm_procs_free; what was taken is gone from it. */
+	CHECK(!s[1].ev && !s[1].argv && s[3].ev && s[5].ev && s[6].ev);
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].ev);
+		for (size_t a = 0; s[i].argv && a < s[i].argc; a++)
+			free(s[i].argv[a]);
+		free(s[i].argv);
+	}
+	run_tree_free(&t);
+}
+
 int main(void)
 {
 	test_clock();
 	test_build();
 	test_kinds();
+	test_join();
 	return unit_done("follow_test");
 }
