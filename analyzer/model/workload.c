@@ -117,6 +117,7 @@ void workload_exec_set_breakdown(struct wl_exec *x, const struct run_breakdown *
 	x->reason = NULL;
 	/* From the exec point to the start of init (loader), and of main (startup). */
 	x->loader_us = bd->elapsed_us[PH_INIT];
+	x->mapping_us = bd->elapsed_us[PH_INIT] - bd->elapsed_us[PH_LOAD];
 	x->startup_us = bd->elapsed_us[PH_MAIN];
 }
 
@@ -187,7 +188,7 @@ static void add_exec(struct workload *w, size_t run, uint32_t p, uint32_t k, siz
 	uint64_t start = workload_exec_start(t, x);
 	x->wall_us = e->end_ts >= start && e->end_ts ? trace_ticks_to_us(t, e->end_ts - start)
 						     : NAN;
-	x->loader_us = x->startup_us = NAN;
+	x->loader_us = x->startup_us = x->mapping_us = NAN;
 	x->reason = e->kind == TREE_EXEC_SHIM ? NULL : workload_kind_name(e->kind);
 	w->kind_count[e->kind <= TREE_EXEC_UNKNOWN ? e->kind : TREE_EXEC_UNKNOWN]++;
 	struct wl_binary *b = &w->bins[bin];
@@ -266,19 +267,33 @@ static void summarize_copy(const double *v, size_t n, struct summary *out)
 	free(c);
 }
 
-enum { S_USER, S_SYS, S_CPU, S_PROCS, S_EXECS, S_LOADER, S_SHARE_WALL, S_SHARE_CPU, S_N };
+enum {
+	S_USER,
+	S_SYS,
+	S_CPU,
+	S_PROCS,
+	S_EXECS,
+	S_LOADER,
+	S_SHARE_WALL,
+	S_SHARE_CPU,
+	S_MAPPING,
+	S_MAPPING_SHARE,
+	S_N
+};
 
 /* One run's figures, from its tree and its execs' breakdowns. */
 static void run_figures(const struct workload *w, size_t run, size_t first, double f[S_N])
 {
 	const struct trace *t = w->t;
 	const struct run_tree *tr = t->run[run].tree;
-	double wall = trace_run_us(t, &t->run[run]), loader = 0;
+	double wall = trace_run_us(t, &t->run[run]), loader = 0, mapping = 0;
 	size_t execs = 0;
 
 	for (size_t i = first; i < w->nex && w->ex[i].run == run; i++, execs++)
-		if (!isnan(w->ex[i].loader_us))
+		if (!isnan(w->ex[i].loader_us)) {
 			loader += w->ex[i].loader_us;
+			mapping += w->ex[i].mapping_us;
+		}
 	f[S_USER] = tr->have_cpu ? tr->cpu_user_us : NAN;
 	f[S_SYS] = tr->have_cpu ? tr->cpu_sys_us : NAN;
 	f[S_CPU] = tr->have_cpu ? tr->cpu_user_us + tr->cpu_sys_us : NAN;
@@ -287,6 +302,8 @@ static void run_figures(const struct workload *w, size_t run, size_t first, doub
 	f[S_LOADER] = loader;
 	f[S_SHARE_WALL] = wall > 0 ? loader / wall : NAN;
 	f[S_SHARE_CPU] = f[S_CPU] > 0 ? loader / f[S_CPU] : NAN;
+	f[S_MAPPING] = mapping;
+	f[S_MAPPING_SHARE] = wall > 0 ? mapping / wall : NAN;
 }
 
 static void per_run(struct workload *w)
@@ -296,7 +313,8 @@ static void per_run(struct workload *w)
 	size_t n = 0, first = 0;
 	struct summary *dst[S_N] = {&w->cpu_user,  &w->cpu_sys,		&w->cpu,
 				    &w->procs,	   &w->execs,		&w->loader_us,
-				    &w->loader_share_wall, &w->loader_share_cpu};
+				    &w->loader_share_wall, &w->loader_share_cpu, &w->mapping_us,
+				    &w->mapping_share_wall};
 
 	for (int k = 0; k < S_N; k++)
 		col[k] = xmalloc((t->nrun + 1) * sizeof(double));

@@ -29,6 +29,7 @@ struct wl_exec {
 	double wall_us;	   /* exec point to the next exec or exit; NAN when unseen */
 	double loader_us;  /* exec + load + relocate; NAN without a breakdown */
 	double startup_us; /* exec to main: loader_us + init; NAN without a breakdown */
+	double mapping_us; /* load + relocate alone: the loader's work that is not exec's */
 	const char *reason; /* why there is no breakdown (static string), or NULL */
 };
 
@@ -80,6 +81,7 @@ struct workload {
 	/* The whole workload, per run (the top process's launch to the last reap). */
 	struct summary wall, plain_wall, cpu_user, cpu_sys, cpu, procs, execs;
 	struct summary loader_us, loader_share_wall, loader_share_cpu; /* per run */
+	struct summary mapping_us, mapping_share_wall; /* per run: load + relocate alone */
 	/* The runs without their records: the workload's totals, outcomes and overhead. */
 	struct trace whole_t;
 	struct report whole;

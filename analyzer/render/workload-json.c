@@ -53,6 +53,8 @@ static void workload_obj(struct json *j, const struct workload *w)
 	summary_obj(j, "us", &w->loader_us);
 	summary_obj(j, "share_of_wall", &w->loader_share_wall);
 	summary_obj(j, "share_of_cpu", &w->loader_share_cpu);
+	summary_obj(j, "load_relocate_us", &w->mapping_us);
+	summary_obj(j, "load_relocate_share_of_wall", &w->mapping_share_wall);
 	json_obj_close(j);
 	json_obj_open(j, "exec_kinds");
 	for (int k = 0; k <= TREE_EXEC_UNKNOWN; k++)
@@ -172,6 +174,7 @@ static void exec_obj(struct json *j, const struct workload *w, const struct wl_e
 	json_num(j, "sys_us", e->have_cpu ? e->stime_us : NAN);
 	json_num(j, "loader_us", x->loader_us);
 	json_num(j, "startup_us", x->startup_us);
+	json_num(j, "load_relocate_us", x->mapping_us);
 	json_bool(j, "replaced_by_exec", !last);
 	status(j, last && p->have_status, p->wait_status);
 	json_obj_close(j);

@@ -128,9 +128,13 @@ static void totals(const struct out *o, const struct workload *w)
 		"time\n",
 		BOLD(o), RESET(o), BOLD(o), l, RESET(o), 100 * w->loader_share_wall.median,
 		100 * w->loader_share_cpu.median);
+	dur(o, l, sizeof l, w->mapping_us.median);
+	fprintf(o->f, "             of which loading and relocating the objects: %s (%.1f%%)\n", l,
+		100 * w->mapping_share_wall.median);
 	fprintf(o->f,
 		"  %s(the exec, load and relocate phases of every recorded exec: from the kernel's "
-		"exec point to the first constructor; medians over the runs)%s\n",
+		"exec point, whose mapping of the binary a static exec pays too, to the first "
+		"constructor; medians over the runs)%s\n",
 		DIM(o), RESET(o));
 }
 

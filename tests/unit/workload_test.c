@@ -142,6 +142,9 @@ static void test_workload(void)
 	CHECK_NEAR(w.loader_us.median, 2 * 503, eps);
 	CHECK_NEAR(w.loader_share_wall.median, 1006.0 / 5100, eps);
 	CHECK_NEAR(w.loader_share_cpu.median, 1006.0 / 1510, eps);
+	/* Load 103 + relocate 100 per recorded exec, without the exec phase. */
+	CHECK_NEAR(w.mapping_us.median, 2 * 203, eps);
+	CHECK_NEAR(w.mapping_share_wall.median, 406.0 / 5100, eps);
 	CHECK(w.kind_count[TREE_EXEC_SHIM] == 6 && w.kind_count[TREE_EXEC_STATIC] == 3 &&
 	      w.kind_count[TREE_EXEC_NO_SHIM] == 3);
 	CHECK(w.median_run == 2); /* runs 0, 2, 4 are profiled: 5000, 5100, 5200 us */
