@@ -453,7 +453,7 @@ static void add_notes(struct workload *w)
 	double runs = (double)w->runs;
 
 	for (int k = TREE_EXEC_STATIC; k <= TREE_EXEC_UNKNOWN; k++)
-		if (w->kind_count[k])
+		if (w->kind_count[k] && k != TREE_EXEC_LOST) /* said below, with the shim's count */
 			note(w, "%zu %s (%.1f per run): %s", w->kind_count[k],
 			     w->kind_count[k] == 1 ? "exec" : "execs", (double)w->kind_count[k] / runs,
 			     workload_kind_name((enum tree_exec_kind)k));
@@ -462,9 +462,15 @@ static void add_notes(struct workload *w)
 		     "%zu execs had records that were incomplete or failed validation: their "
 		     "wall time is counted, their phases are not",
 		     w->unanalyzed_shim);
-	if (w->lost_execs)
-		note(w, "%llu execs not recorded: the record buffer was full",
-		     (unsigned long long)w->lost_execs);
+	if (w->lost_execs || w->kind_count[TREE_EXEC_LOST]) {
+		/* The shim counts what it could not write; the tree, which execs lack records. */
+		uint64_t lost = w->lost_execs > w->kind_count[TREE_EXEC_LOST]
+					? w->lost_execs
+					: w->kind_count[TREE_EXEC_LOST];
+		note(w, "%llu %s not recorded: the record buffer was full; their wall time is "
+			"counted, their phases are not",
+		     (unsigned long long)lost, lost == 1 ? "exec" : "execs");
+	}
 	if (w->lost_events)
 		note(w, "the kernel dropped %llu task events: the trees may miss processes",
 		     (unsigned long long)w->lost_events);

@@ -86,7 +86,7 @@ static void header(const struct out *o, const struct workload *w)
 	for (int i = 0; i < t->argc; i++)
 		fprintf(o->f, "%s%s", i ? " " : "", term_safe(t->argv[i]));
 	fprintf(o->f, "%s\n", RESET(o));
-	fprintf(o->f, "  the whole workload (-f), %zu runs", w->runs);
+	fprintf(o->f, "  the whole workload (-f), %zu %s", w->runs, w->runs == 1 ? "run" : "runs");
 	if (whole->warmup_runs)
 		fprintf(o->f, " after %zu warmup", whole->warmup_runs);
 	if (w->plain_runs)

@@ -28,7 +28,7 @@ struct tree_out {
 
 struct group {
 	size_t *member;
-	size_t n;
+	size_t n, cap;
 };
 
 /* The images a process ran, in order; a fork that never executed ran its parent's. */
@@ -109,9 +109,10 @@ static void print_group(struct tree_out *o, const struct group *g, const char *p
 {
 	char name[1024], st[32];
 	double *v = xmalloc((g->n + 1) * sizeof *v);
+	size_t recorded = 0;
 
 	for (size_t i = 0; i < g->n; i++)
-		v[i] = proc_startup(o, g->member[i]);
+		recorded += !isnan(v[i] = proc_startup(o, g->member[i]));
 	wl_fmt_dur(st, sizeof st, median_picked(v, NULL, g->n, v), o->st->utf8);
 	free(v);
 	label(o, g->member[0], name, sizeof name);
@@ -124,6 +125,8 @@ static void print_group(struct tree_out *o, const struct group *g, const char *p
 		o->tr->proc[g->member[0]].nexec == 1 ? "" : "s");
 	if (strcmp(st, "-"))
 		fprintf(o->f, ", startup %s%s", st, g->n > 1 ? " each" : "");
+	if (recorded && recorded < g->n)
+		fprintf(o->f, " (median of the %zu recorded)", recorded);
 	fprintf(o->f, "]\n");
 	o->lines++;
 }
@@ -170,10 +173,11 @@ static size_t group_siblings(const struct tree_out *o, const size_t *procs, size
 		if (!slot) {
 			slot = xmalloc(sizeof *slot);
 			*slot = ng;
-			groups[ng++] = (struct group){xmalloc(n * sizeof(size_t)), 0};
+			groups[ng++] = (struct group){NULL, 0, 0};
 			strmap_put(&by_sig, sig, slot);
 		}
 		struct group *g = &groups[*slot];
+		GROW(g->member, g->cap, g->n); /* grown: a thousand distinct siblings stay small */
 		g->member[g->n++] = procs[i];
 		free(sig);
 	}

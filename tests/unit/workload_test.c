@@ -260,6 +260,41 @@ static void test_static_estimate(void)
 	trace_free(&t);
 }
 
+static bool has_note(const struct workload *w, const char *what)
+{
+	for (size_t i = 0; i < w->nnotes; i++)
+		if (strstr(w->notes[i], what))
+			return true;
+	return false;
+}
+
+/* A full buffer: the shim's count and the tree's lost execs, said once; nothing dropped. */
+static void test_lost(void)
+{
+	struct trace t;
+	struct workload w;
+
+	follow_trace(&t);
+	for (size_t i = 0; i < t.nrun; i++) {
+		struct run_tree *tr = t.run[i].tree;
+		if (!tr)
+			continue;
+		tr->lost_execs = 1;
+		tr->proc[4].exec[0].kind = TREE_EXEC_LOST;
+	}
+	workload_build(&t, &w);
+	CHECK(w.kind_count[TREE_EXEC_LOST] == 3 && w.lost_execs == 3);
+	CHECK(has_note(&w, "3 execs not recorded: the record buffer was full"));
+	CHECK(has_note(&w, "3 execs (1.0 per run): static binary"));
+	size_t lost_notes = 0;
+	for (size_t i = 0; i < w.nnotes; i++)
+		lost_notes += strstr(w.notes[i], "buffer was full") != NULL;
+	CHECK(lost_notes == 1);
+	CHECK(w.nex == 12 && find_bin(&w, "/bin/prog")->execs == 9);
+	workload_free(&w);
+	trace_free(&t);
+}
+
 /* Two paths to one file (a merged /usr) are one library. */
 static void test_same_file(void)
 {
@@ -296,5 +331,6 @@ int main(void)
 	test_workload();
 	test_static_estimate();
 	test_same_file();
+	test_lost();
 	return unit_done("workload");
 }
