@@ -136,6 +136,11 @@ static void note(struct workload *w, const char *fmt, ...)
 	w->notes[w->nnotes++] = s;
 }
 
+void workload_add_note(struct workload *w, const char *s)
+{
+	note(w, "%s", s);
+}
+
 /* Build-ids by path, read once per path: "" when none could be read. */
 static const char *cached_build_id(struct strmap *ids, const char *path)
 {
@@ -244,6 +249,8 @@ static void whole_workload(struct workload *w)
 	v->run = xcalloc(t->nrun + 1, sizeof *v->run);
 	v->caprun = t->nrun + 1;
 	for (size_t i = 0; i < t->nrun; i++) {
+		w->warmup_runs += t->run[i].warmup;
+		w->treeless_runs += trace_run_counted(&t->run[i], true) && !t->run[i].tree;
 		v->run[i] = t->run[i];
 		v->run[i].ev = NULL;
 		v->run[i].nev = v->run[i].cap = 0;
@@ -485,6 +492,10 @@ static void add_notes(struct workload *w)
 			     : !b->have_features ? "the cost model could not replay it"
 						 : "the model does not apply to its records");
 	}
+	if (w->treeless_runs)
+		note(w, "%zu profiled %s no process tree and %s left out", w->treeless_runs,
+		     w->treeless_runs == 1 ? "run has" : "runs have",
+		     w->treeless_runs == 1 ? "is" : "are");
 	if (w->t->interrupted)
 		note(w, "interrupted: the report covers the %zu runs completed", w->runs);
 }

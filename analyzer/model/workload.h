@@ -78,6 +78,7 @@ struct wl_library {
 struct workload {
 	const struct trace *t;
 	size_t runs, plain_runs; /* counted profiled runs with a tree; plain runs */
+	size_t warmup_runs, treeless_runs; /* counted profiled runs without a tree are left out */
 	/* The whole workload, per run (the top process's launch to the last reap). */
 	struct summary wall, plain_wall, cpu_user, cpu_sys, cpu, procs, execs;
 	struct summary loader_us, loader_share_wall, loader_share_cpu; /* per run */
@@ -105,6 +106,8 @@ struct workload {
 /* Build w from t (t->follow, each counted profiled run with a tree). */
 void workload_build(const struct trace *t, struct workload *w);
 void workload_free(struct workload *w);
+/* Append a note (a copy is kept), e.g. what the trace file said about itself. */
+void workload_add_note(struct workload *w, const char *note);
 
 /* The first wl_exec of process p of run r, or NULL. */
 const struct wl_exec *workload_exec(const struct workload *w, size_t run, uint32_t proc);

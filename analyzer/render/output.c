@@ -47,6 +47,22 @@ static int render(FILE *f, const struct out_opts *o, const struct report *rep, s
 	}
 }
 
+/*
+ * What a saved trace's report says about the file itself (cut short,
+ * recorded elsewhere, binaries changed since: model/saved.c adds them
+ * after report_build's own notes), carried into the workload report;
+ * report_build's own notes are about the top process alone.
+ */
+static void add_file_notes(struct workload *w, const struct report *rep)
+{
+	struct report again;
+
+	report_build(rep->t, &again);
+	for (size_t i = again.nnotes; i < rep->nnotes; i++)
+		workload_add_note(w, rep->notes[i]);
+	report_free(&again);
+}
+
 /* With -f: the workload report, from the runs' trees (model/workload.h). */
 static int render_workload(FILE *f, const struct out_opts *o, const struct report *rep,
 			   struct errbuf *err)
@@ -61,6 +77,7 @@ static int render_workload(FILE *f, const struct out_opts *o, const struct repor
 		return set_err(err, ENOTSUP,
 			       "--format folded: not available with -f (use chrome or json)");
 	workload_build(rep->t, &w);
+	add_file_notes(&w, rep);
 	switch (o->format) {
 	case OUT_TEXT:
 		text_style_for(f, o->color, &st);

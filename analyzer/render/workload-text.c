@@ -87,12 +87,14 @@ static void header(const struct out *o, const struct workload *w)
 		fprintf(o->f, "%s%s", i ? " " : "", term_safe(t->argv[i]));
 	fprintf(o->f, "%s\n", RESET(o));
 	fprintf(o->f, "  the whole workload (-f), %zu %s", w->runs, w->runs == 1 ? "run" : "runs");
-	if (whole->warmup_runs)
-		fprintf(o->f, " after %zu warmup", whole->warmup_runs);
+	if (w->warmup_runs)
+		fprintf(o->f, " after %zu warmup", w->warmup_runs);
 	if (w->plain_runs)
 		fprintf(o->f, ", %zu plain runs interleaved", w->plain_runs);
-	fprintf(o->f, ": %.0f processes and %.0f execs per run (medians)\n", w->procs.median,
-		w->execs.median);
+	if (w->runs)
+		fprintf(o->f, ": %.0f processes and %.0f execs per run (medians)", w->procs.median,
+			w->execs.median);
+	fputc('\n', o->f);
 	for (size_t i = 0; i < whole->noutcomes; i++) {
 		char *d = describe_status(whole->outcomes[i].wait_status);
 		if (whole->noutcomes == 1)
@@ -247,15 +249,15 @@ void render_workload_text(FILE *f, const struct workload *w, const struct text_s
 	struct out o = {f, st};
 
 	header(&o, w);
-	if (!w->runs) {
+	if (w->runs) {
+		totals(&o, w);
+		binaries(&o, w);
+		libraries(&o, w);
+		render_workload_tree(f, w, st);
+		overhead(&o, w);
+	} else {
 		fprintf(f, "  no profiled run with a process tree\n");
-		return;
 	}
-	totals(&o, w);
-	binaries(&o, w);
-	libraries(&o, w);
-	render_workload_tree(f, w, st);
-	overhead(&o, w);
 	for (size_t i = 0; i < w->nnotes; i++)
 		fprintf(f, "  %snote:%s %s\n", BOLD(&o), RESET(&o), term_clean(w->notes[i]));
 }

@@ -295,6 +295,25 @@ static void test_lost(void)
 	trace_free(&t);
 }
 
+/* A profiled run whose tree was lost (a cut trace file): left out, and said. */
+static void test_treeless(void)
+{
+	struct trace t;
+	struct workload w;
+
+	follow_trace(&t);
+	run_tree_free(t.run[0].tree);
+	free(t.run[0].tree);
+	t.run[0].tree = NULL;
+	workload_build(&t, &w);
+	CHECK(w.runs == 2 && w.treeless_runs == 1 && w.warmup_runs == 0);
+	CHECK(has_note(&w, "1 profiled run has no process tree and is left out"));
+	CHECK_NEAR(w.wall.median, 5150, 1e-6); /* runs 1 and 2: 5100 and 5200 us */
+	CHECK(w.nex == 8);
+	workload_free(&w);
+	trace_free(&t);
+}
+
 /* Two paths to one file (a merged /usr) are one library. */
 static void test_same_file(void)
 {
@@ -332,5 +351,6 @@ int main(void)
 	test_static_estimate();
 	test_same_file();
 	test_lost();
+	test_treeless();
 	return unit_done("workload");
 }
