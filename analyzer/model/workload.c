@@ -322,9 +322,14 @@ static int by_startup_ix(const void *pa, const void *pb, void *arg)
 /* Costliest first; the execs' binary indices follow (their breakdowns live in the binaries' reports). */
 static void sort_binaries(struct workload *w)
 {
-	size_t n = w->nbins, *order = xmalloc((n + 1) * sizeof *order),
-	       *old_to_new = xmalloc((n + 1) * sizeof *old_to_new);
-	struct wl_binary *sorted = xmalloc((n + 1) * sizeof *sorted);
+	size_t n = w->nbins, *order, *old_to_new;
+	struct wl_binary *sorted;
+
+	if (!n) /* no bins, no array: memcpy(NULL, ...) is undefined */
+		return;
+	order = xmalloc(n * sizeof *order);
+	old_to_new = xmalloc(n * sizeof *old_to_new);
+	sorted = xmalloc(n * sizeof *sorted);
 
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;

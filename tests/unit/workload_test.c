@@ -311,6 +311,16 @@ static void test_treeless(void)
 	CHECK_NEAR(w.wall.median, 5150, 1e-6); /* runs 1 and 2: 5100 and 5200 us */
 	CHECK(w.nex == 8);
 	workload_free(&w);
+	/* No tree at all: an empty report, no binary, no crash (ASan: no memcpy from NULL). */
+	for (size_t i = 0; i < t.nrun; i++) {
+		run_tree_free(t.run[i].tree);
+		free(t.run[i].tree);
+		t.run[i].tree = NULL;
+	}
+	workload_build(&t, &w);
+	CHECK(w.runs == 0 && w.nbins == 0 && w.nex == 0 && w.nlibs == 0 && w.treeless_runs == 3);
+	CHECK(w.median_run == SIZE_MAX);
+	workload_free(&w);
 	trace_free(&t);
 }
 
