@@ -17,8 +17,7 @@ struct objmap {
 	uint32_t *to_sub; /* t->nobj entries; TRACE_NO_OBJ when not yet in sub */
 };
 
-static uint32_t sub_object(struct wl_binary *b, struct objmap *m, const struct trace *t,
-			   uint32_t o)
+static uint32_t sub_object(struct wl_binary *b, struct objmap *m, const struct trace *t, uint32_t o)
 {
 	struct trace *sub = b->sub;
 
@@ -134,7 +133,8 @@ void workload_analyze_binaries(const struct trace *t, struct workload *w)
 		binary_features(t, b);
 		report_build(b->sub, &b->rep);
 		b->have_rep = true;
-		/* rep.bd holds one breakdown per sub-run, in order: exec i of the binary is bd[k]. */
+		/* rep.bd holds one breakdown per sub-run, in order: exec i of the binary is bd[k].
+		 */
 		for (size_t i = 0; i < w->nex; i++)
 			if (w->ex[i].bin == bi && workload_exec_has_records(t, &w->ex[i]))
 				workload_exec_set_breakdown(&w->ex[i], &b->rep.bd[k++]);
@@ -169,8 +169,7 @@ static double or0(double v)
 	return isnan(v) ? 0 : v;
 }
 
-static void add_library_costs(const struct trace *t, const struct wl_binary *b,
-			      struct lib_acc *acc)
+static void add_library_costs(const struct trace *t, const struct wl_binary *b, struct lib_acc *acc)
 {
 	for (size_t k = 0; k < b->rep.nbd; k++) {
 		const struct run_breakdown *bd = &b->rep.bd[k];

@@ -115,4 +115,3 @@ void workload_exec_set_breakdown(struct wl_exec *x, const struct run_breakdown *
 	x->mapping_us = bd->elapsed_us[PH_INIT] - bd->elapsed_us[PH_LOAD];
 	x->startup_us = bd->elapsed_us[PH_MAIN];
 }
-

@@ -83,8 +83,8 @@ static void add_exec(struct workload *w, size_t run, uint32_t p, uint32_t k, siz
 	x = &w->ex[w->nex++];
 	*x = (struct wl_exec){.run = run, .proc = p, .exec = k, .bin = bin};
 	uint64_t start = workload_exec_start(t, x);
-	x->wall_us = e->end_ts >= start && e->end_ts ? trace_ticks_to_us(t, e->end_ts - start)
-						     : NAN;
+	x->wall_us =
+		e->end_ts >= start && e->end_ts ? trace_ticks_to_us(t, e->end_ts - start) : NAN;
 	x->loader_us = x->startup_us = x->mapping_us = NAN;
 	x->reason = e->kind == TREE_EXEC_SHIM ? NULL : workload_kind_name(e->kind);
 	w->kind_count[e->kind <= TREE_EXEC_UNKNOWN ? e->kind : TREE_EXEC_UNKNOWN]++;
@@ -210,9 +210,15 @@ static void per_run(struct workload *w)
 	const struct trace *t = w->t;
 	double *col[S_N];
 	size_t n = 0, first = 0;
-	struct summary *dst[S_N] = {&w->cpu_user,  &w->cpu_sys,		&w->cpu,
-				    &w->procs,	   &w->execs,		&w->loader_us,
-				    &w->loader_share_wall, &w->loader_share_cpu, &w->mapping_us,
+	struct summary *dst[S_N] = {&w->cpu_user,
+				    &w->cpu_sys,
+				    &w->cpu,
+				    &w->procs,
+				    &w->execs,
+				    &w->loader_us,
+				    &w->loader_share_wall,
+				    &w->loader_share_cpu,
+				    &w->mapping_us,
 				    &w->mapping_share_wall};
 
 	for (int k = 0; k < S_N; k++)
@@ -284,8 +290,8 @@ static void binary_totals(struct workload *w)
 		b->execs_per_run = (double)b->execs / runs;
 		if (!b->analyzed)
 			b->loader_us_per_run = b->startup_us_per_run = NAN;
-		b->startup_share = w->wall.median > 0 ? b->startup_us_per_run / w->wall.median
-						      : NAN;
+		b->startup_share =
+			w->wall.median > 0 ? b->startup_us_per_run / w->wall.median : NAN;
 		if (b->have_rep && b->rep.have_verdict && b->dynamic) {
 			/* Every exec of it pays the loader, recorded or not. */
 			b->have_static = true;
@@ -319,7 +325,8 @@ static int by_startup_ix(const void *pa, const void *pb, void *arg)
 	return by_startup(&bins[*(const size_t *)pa], &bins[*(const size_t *)pb]);
 }
 
-/* Costliest first; the execs' binary indices follow (their breakdowns live in the binaries' reports). */
+/* Costliest first; the execs' binary indices follow (their breakdowns live in the binaries'
+ * reports). */
 static void sort_binaries(struct workload *w)
 {
 	size_t n = w->nbins, *order, *old_to_new;
@@ -359,7 +366,8 @@ static void add_notes(struct workload *w)
 	for (int k = TREE_EXEC_STATIC; k <= TREE_EXEC_UNKNOWN; k++)
 		if (w->kind_count[k] && k != TREE_EXEC_LOST) /* said below, with the shim's count */
 			note(w, "%zu %s (%.1f per run): %s", w->kind_count[k],
-			     w->kind_count[k] == 1 ? "exec" : "execs", (double)w->kind_count[k] / runs,
+			     w->kind_count[k] == 1 ? "exec" : "execs",
+			     (double)w->kind_count[k] / runs,
 			     workload_kind_name((enum tree_exec_kind)k));
 	if (w->unanalyzed_shim)
 		note(w,
@@ -371,8 +379,9 @@ static void add_notes(struct workload *w)
 		uint64_t lost = w->lost_execs > w->kind_count[TREE_EXEC_LOST]
 					? w->lost_execs
 					: w->kind_count[TREE_EXEC_LOST];
-		note(w, "%llu %s not recorded: the record buffer was full; their wall time is "
-			"counted, their phases are not",
+		note(w,
+		     "%llu %s not recorded: the record buffer was full; their wall time is "
+		     "counted, their phases are not",
 		     (unsigned long long)lost, lost == 1 ? "exec" : "execs");
 	}
 	if (w->lost_events)
@@ -385,7 +394,7 @@ static void add_notes(struct workload *w)
 		const struct wl_binary *b = &w->bins[i];
 		if (b->dynamic && b->analyzed && !b->have_static)
 			note(w, "no static-link estimate for %s: %s", b->path,
-			     !w->t->model.valid	  ? "no cost model"
+			     !w->t->model.valid	 ? "no cost model"
 			     : !b->have_features ? "the cost model could not replay it"
 						 : "the model does not apply to its records");
 	}

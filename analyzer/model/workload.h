@@ -26,10 +26,10 @@ struct wl_exec {
 	size_t bin;	     /* index into workload.bins */
 	/* The breakdown in bins[bin].rep, or NULL: no records, or records that failed. */
 	const struct run_breakdown *bd;
-	double wall_us;	   /* exec point to the next exec or exit; NAN when unseen */
-	double loader_us;  /* exec + load + relocate; NAN without a breakdown */
-	double startup_us; /* exec to main: loader_us + init; NAN without a breakdown */
-	double mapping_us; /* load + relocate alone: the loader's work that is not exec's */
+	double wall_us;	    /* exec point to the next exec or exit; NAN when unseen */
+	double loader_us;   /* exec + load + relocate; NAN without a breakdown */
+	double startup_us;  /* exec to main: loader_us + init; NAN without a breakdown */
+	double mapping_us;  /* load + relocate alone: the loader's work that is not exec's */
 	const char *reason; /* why there is no breakdown (static string), or NULL */
 };
 
@@ -51,7 +51,7 @@ struct wl_binary {
 	uint32_t *sub_obj;
 	struct report rep;
 	bool have_rep;
-	bool have_features; /* the cost model's counts for this binary (its own replay) */
+	bool have_features;	   /* the cost model's counts for this binary (its own replay) */
 	double wall_us_per_run;	   /* sum of its execs' wall times / runs */
 	double loader_us_per_run;  /* sum over analyzed execs / runs */
 	double startup_us_per_run; /* sum over analyzed execs / runs */
@@ -77,7 +77,7 @@ struct wl_library {
 
 struct workload {
 	const struct trace *t;
-	size_t runs, plain_runs; /* counted profiled runs with a tree; plain runs */
+	size_t runs, plain_runs;	   /* counted profiled runs with a tree; plain runs */
 	size_t warmup_runs, treeless_runs; /* counted profiled runs without a tree are left out */
 	/* The whole workload, per run (the top process's launch to the last reap). */
 	struct summary wall, plain_wall, cpu_user, cpu_sys, cpu, procs, execs;
@@ -92,7 +92,8 @@ struct workload {
 	size_t orphans;
 	struct wl_exec *ex; /* every exec, by run, process, exec */
 	size_t nex;
-	/* Per trace.run (NULL for a run not counted), per process: its first wl_exec, or SIZE_MAX. */
+	/* Per trace.run (NULL for a run not counted), per process: its first wl_exec, or SIZE_MAX.
+	 */
 	size_t **proc_first;
 	struct wl_binary *bins; /* startup costliest first */
 	size_t nbins;

@@ -38,8 +38,8 @@ static int64_t run_ns(const struct chrome *c, uint64_t ts)
 	return (int64_t)llround(workload_run_us(c->w, c->run, ts) * 1000);
 }
 
-static void slice(const struct chrome *c, int pid, const char *name, const char *cat,
-		  int64_t start, int64_t end)
+static void slice(const struct chrome *c, int pid, const char *name, const char *cat, int64_t start,
+		  int64_t end)
 {
 	fputs(",\n{\"name\":", c->f);
 	json_put_string(c->f, name);
@@ -115,8 +115,9 @@ static void exec_slices(const struct chrome *c, int pid, size_t proc)
 static void metadata(const struct chrome *c, int pid, const char *what, const char *key,
 		     const char *s, long long v)
 {
-	fprintf(c->f, ",\n{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"%s\":",
-		what, pid, pid, key);
+	fprintf(c->f,
+		",\n{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"%s\":", what,
+		pid, pid, key);
 	if (s)
 		json_put_string(c->f, s);
 	else
@@ -142,8 +143,9 @@ static void process_track(struct chrome *c, size_t p)
 	char name[512];
 
 	if (tp->parent < tr->nproc)
-		snprintf(name, sizeof name, "%s%s (pid %d, child of %s %d)", tp->nexec ? "" : "fork of ",
-			 image(tr, p), tp->pid, image(tr, tp->parent), tr->proc[tp->parent].pid);
+		snprintf(name, sizeof name, "%s%s (pid %d, child of %s %d)",
+			 tp->nexec ? "" : "fork of ", image(tr, p), tp->pid, image(tr, tp->parent),
+			 tr->proc[tp->parent].pid);
 	else
 		snprintf(name, sizeof name, "%s (pid %d, run %zu)", image(tr, p), tp->pid,
 			 workload_run_ordinal(c->w, c->run));
@@ -170,7 +172,8 @@ static void tracks(struct chrome *c)
 {
 	const struct run_tree *tr = c->w->t->run[c->run].tree;
 	size_t n = tr->nproc, *stack = xmalloc((n + 1) * sizeof *stack), depth = 0;
-	size_t *first_kid = xmalloc((n + 1) * sizeof *first_kid), *next = xmalloc((n + 1) * sizeof *next);
+	size_t *first_kid = xmalloc((n + 1) * sizeof *first_kid),
+	       *next = xmalloc((n + 1) * sizeof *next);
 
 	for (size_t p = 0; p < n; p++)
 		first_kid[p] = next[p] = SIZE_MAX;
@@ -211,9 +214,11 @@ void render_workload_chrome(FILE *f, const struct workload *w, bool all_runs)
 		tracks(&c);
 		c.pid_base += (int)w->t->run[i].tree->nproc;
 	}
-	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ldprof_version\":\"" LDPROF_VERSION
-	      "\",\"schema\":\"ldprof-workload/1\",\"median_run\":",
+	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ldprof_version\":"
+	      "\"" LDPROF_VERSION "\",\"schema\":\"ldprof-workload/1\",\"median_run\":",
 	      f);
-	fprintf(f, "%lld,\"runs\":%zu}}\n", w->median_run == SIZE_MAX ? -1LL : (long long)workload_run_ordinal(w, w->median_run),
+	fprintf(f, "%lld,\"runs\":%zu}}\n",
+		w->median_run == SIZE_MAX ? -1LL
+					  : (long long)workload_run_ordinal(w, w->median_run),
 		w->runs);
 }

@@ -11,11 +11,11 @@
 #include "render/html.h"
 #include "render/workload-render.h"
 
-#define SVG_W	  1200
-#define LABEL_W	  300
-#define ROW_H	  16
-#define TOP_H	  24
-#define MAX_ROWS  400 /* beyond, the JSON has them */
+#define SVG_W	 1200
+#define LABEL_W	 300
+#define ROW_H	 16
+#define TOP_H	 24
+#define MAX_ROWS 400 /* beyond, the JSON has them */
 
 struct plot {
 	FILE *f;
@@ -74,13 +74,13 @@ static void row(struct plot *p, size_t proc, int depth)
 	double y = TOP_H + (double)p->rows * ROW_H;
 	double from = workload_run_us(p->w, p->run, tp->fork_ts);
 	double to = tp->exit_ts ? workload_run_us(p->w, p->run, tp->exit_ts) : p->span_us;
-	const char *img = tp->nexec && tp->exec[tp->nexec - 1].path ? tp->exec[tp->nexec - 1].path
-								     : NULL;
+	const char *img =
+		tp->nexec && tp->exec[tp->nexec - 1].path ? tp->exec[tp->nexec - 1].path : NULL;
 	char title[512];
 
 	fprintf(p->f, "<g class=\"proc\" data-pid=\"%d\">", tp->pid);
-	fprintf(p->f, "<text class=\"lbl\" x=\"%d\" y=\"%.1f\">", 4 + 10 * (depth < 12 ? depth : 12),
-		y + ROW_H - 4);
+	fprintf(p->f, "<text class=\"lbl\" x=\"%d\" y=\"%.1f\">",
+		4 + 10 * (depth < 12 ? depth : 12), y + ROW_H - 4);
 	html_text(p->f, img ? path_basename(img) : "(fork)");
 	fprintf(p->f, " %d</text>", tp->pid);
 	snprintf(title, sizeof title, "pid %d, ppid %d, %zu exec%s%s", tp->pid, tp->ppid, tp->nexec,
@@ -156,6 +156,8 @@ void html_workload_svg(FILE *f, const struct workload *w)
 		rows(&p);
 	fputs("</svg>\n", f);
 	if (p.tr->nproc > MAX_ROWS)
-		fprintf(f, "<p class=\"hint\">The first %d of %zu processes; the JSON has them all.</p>\n",
+		fprintf(f,
+			"<p class=\"hint\">The first %d of %zu processes; the JSON has them "
+			"all.</p>\n",
 			MAX_ROWS, p.tr->nproc);
 }

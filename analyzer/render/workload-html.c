@@ -19,14 +19,18 @@ static const char style[] =
 	"h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:18px 0 6px}\n"
 	"code{font:13px ui-monospace,monospace}.sub,.hint{color:#666}.hint{font-size:12px}\n"
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
-	"th,td{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:right;white-space:nowrap}\n"
+	"th,td{padding:2px 8px;border-bottom:1px solid "
+	"#e4e4e4;text-align:right;white-space:nowrap}\n"
 	"th:first-child,td:first-child{text-align:left}\n"
 	"svg{width:100%;height:auto;display:block}\n"
-	"svg text{font:11px system-ui,sans-serif;fill:#333}svg .axis{text-anchor:middle;fill:#777}\n"
-	"svg .tick{stroke:#eee}.life{fill:#ddd;background:#ddd}.exec{fill:#9ecae1;background:#9ecae1}"
+	"svg text{font:11px system-ui,sans-serif;fill:#333}svg "
+	".axis{text-anchor:middle;fill:#777}\n"
+	"svg "
+	".tick{stroke:#eee}.life{fill:#ddd;background:#ddd}.exec{fill:#9ecae1;background:#9ecae1}"
 	".exec.norec{fill:#bbb;background:#bbb}.startup{fill:#08519c;background:#08519c}\n"
 	".legend span{display:inline-block;margin-right:14px;font-size:12px}"
-	".legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}\n"
+	".legend "
+	"i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}\n"
 	"footer{margin-top:24px;color:#999;font-size:12px}\n"
 	"</style>\n";
 
@@ -77,8 +81,9 @@ static void header(FILE *f, const struct workload *w)
 		100 * w->loader_share_cpu.median);
 	if (w->whole.have_overhead) {
 		html_dur(a, sizeof a, w->whole.overhead_us);
-		fprintf(f, "<p class=\"sub\">Overhead of following and recording: %s (%+.1f%%) per "
-			   "run against %zu plain runs.</p>\n",
+		fprintf(f,
+			"<p class=\"sub\">Overhead of following and recording: %s (%+.1f%%) per "
+			"run against %zu plain runs.</p>\n",
 			a, w->whole.overhead_pct, w->plain_runs);
 	}
 	fputs("</header>\n", f);
@@ -88,7 +93,8 @@ static void binaries(FILE *f, const struct workload *w)
 {
 	fputs("<section id=\"binaries\"><h2>Per binary</h2>\n<table><thead><tr><th>binary</th>"
 	      "<th>execs/run</th><th>exec</th><th>load</th><th>relocate</th><th>init</th>"
-	      "<th>startup/run</th><th>share</th><th>static link saves/run</th></tr></thead><tbody>\n",
+	      "<th>startup/run</th><th>share</th><th>static link "
+	      "saves/run</th></tr></thead><tbody>\n",
 	      f);
 	for (size_t i = 0; i < w->nbins; i++) {
 		const struct wl_binary *b = &w->bins[i];

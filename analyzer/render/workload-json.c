@@ -58,7 +58,8 @@ static void workload_obj(struct json *j, const struct workload *w)
 	json_obj_close(j);
 	json_obj_open(j, "exec_kinds");
 	for (int k = 0; k <= TREE_EXEC_UNKNOWN; k++)
-		json_int(j, tree_exec_kind_name((enum tree_exec_kind)k), (long long)w->kind_count[k]);
+		json_int(j, tree_exec_kind_name((enum tree_exec_kind)k),
+			 (long long)w->kind_count[k]);
 	json_obj_close(j);
 	json_int(j, "execs_unanalyzed", (long long)w->unanalyzed_shim);
 	json_int(j, "lost_execs", (long long)w->lost_execs);
@@ -111,7 +112,8 @@ static void binary_obj(struct json *j, const struct wl_binary *b)
 		 b->have_static ? b->static_saved_us_per_run : NAN);
 	json_obj_open(j, "exec_kinds");
 	for (int k = 0; k <= TREE_EXEC_UNKNOWN; k++)
-		json_int(j, tree_exec_kind_name((enum tree_exec_kind)k), (long long)b->kind_count[k]);
+		json_int(j, tree_exec_kind_name((enum tree_exec_kind)k),
+			 (long long)b->kind_count[k]);
 	json_obj_close(j);
 	json_obj_close(j);
 }

@@ -58,4 +58,3 @@ void wl_command(const struct trace *t, const struct tree_exec *e, char *buf, siz
 	if (used >= n && n > 4)
 		memcpy(buf + n - 4, "...", 4);
 }
-

@@ -98,7 +98,8 @@ static void binary_line(const struct out *o, const struct workload *w, const str
 	const struct report *r = &b->rep;
 
 	for (int p = 0; p < 4; p++)
-		dur(o, ph[p], sizeof ph[p], b->have_rep && r->phase[p].n ? r->phase[p].median : NAN);
+		dur(o, ph[p], sizeof ph[p],
+		    b->have_rep && r->phase[p].n ? r->phase[p].median : NAN);
 	dur(o, st, sizeof st, b->startup_us_per_run);
 	if (b->have_static) {
 		char s[32];
@@ -157,8 +158,8 @@ static void libraries(const struct out *o, const struct workload *w)
 		int n = (int)strlen(term_safe(w->libs[i].path));
 		width = n > width ? n : width;
 	}
-	fprintf(o->f, "\n  %s%-*s %7s %9s %9s %9s %10s %6s%s\n", DIM(o), width, "library",
-		"execs", "load", "reloc", "init", "total", "share", RESET(o));
+	fprintf(o->f, "\n  %s%-*s %7s %9s %9s %9s %10s %6s%s\n", DIM(o), width, "library", "execs",
+		"load", "reloc", "init", "total", "share", RESET(o));
 	for (size_t i = 0; i < shown; i++) {
 		const struct wl_library *l = &w->libs[i];
 		char c[4][32];
@@ -166,9 +167,8 @@ static void libraries(const struct out *o, const struct workload *w)
 		dur(o, c[1], sizeof c[1], l->reloc_us);
 		dur(o, c[2], sizeof c[2], l->init_us);
 		dur(o, c[3], sizeof c[3], l->total_us);
-		fprintf(o->f, "  %-*s %7.1f %9s %9s %9s %10s %5.1f%%\n", width,
-			term_safe(l->path), l->execs_per_run, c[0], c[1], c[2], c[3],
-			100 * l->share);
+		fprintf(o->f, "  %-*s %7.1f %9s %9s %9s %10s %5.1f%%\n", width, term_safe(l->path),
+			l->execs_per_run, c[0], c[1], c[2], c[3], 100 * l->share);
 	}
 	if (shown < w->nlibs)
 		fprintf(o->f, "  %s... and %zu more libraries%s\n", DIM(o), w->nlibs - shown,

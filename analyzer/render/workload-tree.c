@@ -99,8 +99,8 @@ static void label(const struct tree_out *o, size_t p, char *buf, size_t n)
 			snprintf(cmd, sizeof cmd, "%s", term_safe(o->w->t->argv[0]));
 		else
 			wl_command(o->w->t, e, cmd, sizeof cmd);
-		int m = snprintf(buf + used, n - used, "%s%s", k ? (o->st->utf8 ? " \u2192 " : " -> ") : "",
-				 cmd);
+		int m = snprintf(buf + used, n - used, "%s%s",
+				 k ? (o->st->utf8 ? " \u2192 " : " -> ") : "", cmd);
 		used += m > 0 ? (size_t)m : 0;
 	}
 }
@@ -232,8 +232,9 @@ void render_workload_tree(FILE *f, const struct workload *w, const struct text_s
 	if (!o.tr->nproc)
 		return;
 	index_children(&o);
-	fprintf(f, "\n  process tree of run %zu (the median one), siblings that ran the same images "
-		   "collapsed:\n",
+	fprintf(f,
+		"\n  process tree of run %zu (the median one), siblings that ran the same images "
+		"collapsed:\n",
 		workload_run_ordinal(w, w->median_run));
 	level(&o, &top, 1, 0, "");
 	if (o.cut)

@@ -17,7 +17,8 @@
 
 enum { O_EXE, O_LDSO, O_VDSO, O_LIBA, O_LIBB };
 
-/* One recorded exec of /bin/prog at ts: exec 300 us, load 103, relocate 100, init 7.5, main 1000. */
+/* One recorded exec of /bin/prog at ts: exec 300 us, load 103, relocate 100, init 7.5, main 1000.
+ */
 static void prog_exec(struct tree_exec *e, uint64_t ts)
 {
 	struct trace_run r = {0};
@@ -34,24 +35,33 @@ static void prog_exec(struct tree_exec *e, uint64_t ts)
 	fake_ev(&r, &at, 5000, LDPROF_REC_INIT_END, O_LIBA, 1);
 	fake_ev(&r, &at, 2000, LDPROF_REC_PREINIT, TRACE_NO_OBJ, 0);
 	fake_ev(&r, &at, 1000000, LDPROF_REC_EXIT_CALL, TRACE_NO_OBJ, 1);
-	*e = (struct tree_exec){.ts = ts, .end_ts = at + 50000, .path = strdup("/bin/prog"),
-				.comm = strdup("prog"), .kind = TREE_EXEC_SHIM, .ev = r.ev,
+	*e = (struct tree_exec){.ts = ts,
+				.end_ts = at + 50000,
+				.path = strdup("/bin/prog"),
+				.comm = strdup("prog"),
+				.kind = TREE_EXEC_SHIM,
+				.ev = r.ev,
 				.nev = r.nev};
 }
 
-static void other_exec(struct tree_exec *e, const char *path, enum tree_exec_kind kind,
-		       uint64_t ts, uint64_t dur)
+static void other_exec(struct tree_exec *e, const char *path, enum tree_exec_kind kind, uint64_t ts,
+		       uint64_t dur)
 {
-	*e = (struct tree_exec){.ts = ts, .end_ts = ts + dur, .path = strdup(path),
-				.comm = strdup("x"), .kind = kind};
+	*e = (struct tree_exec){.ts = ts,
+				.end_ts = ts + dur,
+				.path = strdup(path),
+				.comm = strdup("x"),
+				.kind = kind};
 }
 
 static struct tree_proc *add_proc(struct run_tree *tr, int32_t pid, uint32_t parent, uint64_t at)
 {
 	struct tree_proc *p = &tr->proc[tr->nproc++];
 
-	*p = (struct tree_proc){.pid = pid, .ppid = parent == TREE_NO_PROC ? 1 : 100,
-				.parent = parent, .fork_ts = at};
+	*p = (struct tree_proc){.pid = pid,
+				.ppid = parent == TREE_NO_PROC ? 1 : 100,
+				.parent = parent,
+				.fork_ts = at};
 	p->exec = calloc(1, sizeof *p->exec);
 	return p;
 }
@@ -73,7 +83,8 @@ static void fake_tree_run(struct trace_run *r, size_t i)
 	p = add_proc(tr, 100, TREE_NO_PROC, t0);
 	prog_exec(&p->exec[p->nexec++], t0);
 	if (i == 1) {
-		/* As the launcher leaves it: the top's records are the run's, its exec point later. */
+		/* As the launcher leaves it: the top's records are the run's, its exec point later.
+		 */
 		struct tree_exec *e = &p->exec[0];
 		r->ev = e->ev;
 		r->nev = r->cap = e->nev;
@@ -169,7 +180,8 @@ static void test_workload(void)
 	CHECK_NEAR(st->execs_per_run, 1, eps);
 
 	/* Relocation split by relocation counts: exe 110, liba 410, libb 510 of 1030. */
-	const struct wl_library *a = find_lib(&w, "/lib/liba.so.1"), *b = find_lib(&w, "/lib/libb.so.2");
+	const struct wl_library *a = find_lib(&w, "/lib/liba.so.1"),
+				*b = find_lib(&w, "/lib/libb.so.2");
 	CHECK(a && b && w.nlibs == 2);
 	CHECK(b == &w.libs[0]); /* the costliest first */
 	CHECK(a->execs == 6 && b->execs == 6);
@@ -345,8 +357,8 @@ static void test_same_file(void)
 	workload_build(&t, &w);
 	CHECK(w.nlibs == 1);
 	CHECK(w.nlibs == 1 && w.libs[0].execs == 12 && !strcmp(w.libs[0].path, file));
-	CHECK_NEAR(w.libs[0].total_us, 80 + 2 * 100 * 410.0 / 1030 + 10 + 120 + 2 * 100 * 510.0 / 1030,
-		   1e-6);
+	CHECK_NEAR(w.libs[0].total_us,
+		   80 + 2 * 100 * 410.0 / 1030 + 10 + 120 + 2 * 100 * 510.0 / 1030, 1e-6);
 	CHECK_NEAR(w.libs[0].execs_per_run, 4, 1e-9);
 	workload_free(&w);
 	trace_free(&t);
