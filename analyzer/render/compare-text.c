@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "render/output.h"
 #include "render/render.h"
+#include "render/workload-render.h"
 
 struct job {
 	const struct out_opts *o;
@@ -121,6 +122,10 @@ static int render_text_compare(FILE *f, void *arg, struct errbuf *err)
 		"  (medians of %zu plain runs of each, interleaved A B A B; timed from the last "
 		"timestamp before execve to reaping)\n",
 		c->pairs);
+	if (c->t[0]->follow && c->t[1]->follow) { /* -f: the workloads, not their top processes */
+		render_workload_compare(f, c->t, &st);
+		return 0;
+	}
 	phase_rows(f, c);
 	only_rows(f, c);
 	return 0;
