@@ -34,6 +34,7 @@ int follow_init(struct follow *f, struct errbuf *err)
 
 	memset(f, 0, sizeof *f);
 	f->inherit_fd = -1;
+	f->sigfd = -1;
 	f->ring_bytes = RING_BYTES_DEFAULT;
 	if (kb && *kb) {
 		unsigned long v = strtoul(kb, NULL, 10);
@@ -48,8 +49,11 @@ int follow_init(struct follow *f, struct errbuf *err)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	f->sigfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (f->sigfd < 0)
-		return set_err(err, errno, "signalfd: %s", strerror(errno));
+	if (f->sigfd < 0) {
+		int e = errno;
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+		return set_err(err, e, "signalfd: %s", strerror(e));
+	}
 	return 0;
 }
 
@@ -87,7 +91,7 @@ void follow_fini(struct follow *f)
 	free(f->rec);
 	free(f->reap);
 	free(f->scratch);
-	if (f->sigfd > 0)
+	if (f->sigfd >= 0)
 		close(f->sigfd);
 	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 	memset(f, 0, sizeof *f);

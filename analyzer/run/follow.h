@@ -94,7 +94,12 @@ size_t follow_pollfds(const struct follow *f, struct pollfd *p, size_t max);
 void follow_service(struct follow *f);
 bool follow_done(const struct follow *f);
 
-/* Send sig to every process of the tree known to be alive (timeout, Ctrl-C). */
+/*
+ * Send sig to every process of the tree known to be alive (timeout,
+ * Ctrl-C): forked, or the top, and no EXIT drained yet. The ring is drained
+ * first, so a pid is signalled only if it exited within the last moment,
+ * and then only if its parent reaped it and the pid came round again.
+ */
 void follow_signal_live(struct follow *f, int sig);
 
 /*

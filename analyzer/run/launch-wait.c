@@ -119,7 +119,8 @@ void launch_wait(struct launcher *l, pid_t pid, int pidfd, struct run_end *e)
 			signal_run(l, pid, SIGKILL);
 			kill_at = l->follow ? now + REKILL_NS : 0;
 		}
-		if (l->tty.fd >= 0 && !l->tty_now)
+		/* Once reaped, the top's pid may be another process's. */
+		if (l->tty.fd >= 0 && !l->tty_now && !(l->follow && l->fl.top_reaped))
 			hand_terminal(l, pid, e);
 		int ms = ms_until(now, earliest(deadline, kill_at));
 		if (wait_some(l, pid, pidfd, cap >= 0 && (ms < 0 || ms > cap) ? cap : ms))
