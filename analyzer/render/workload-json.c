@@ -236,6 +236,8 @@ void render_workload_json(FILE *f, const struct workload *w)
 	json_str(&j, "cwd", t->cwd);
 	json_int(&j, "runs", (long long)w->runs);
 	json_int(&j, "plain_runs", (long long)w->plain_runs);
+	json_int(&j, "warmup_runs", (long long)w->warmup_runs);
+	json_int(&j, "runs_without_tree", (long long)w->treeless_runs);
 	json_num(&j, "median_run",
 		 w->median_run == SIZE_MAX ? NAN : (double)workload_run_ordinal(w, w->median_run));
 	workload_obj(&j, w);
