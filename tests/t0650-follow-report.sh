@@ -39,6 +39,19 @@ expect_eq "one named track per process, every slice nested in it" ok \
 check "the CSV" test $? -eq 0
 expect_eq "one CSV row per exec" ok "$(python3 "$V" csv "$TMP/csv" "$TMP/j" 2>&1)"
 
+# A child whose name holds a newline and an escape sequence: the text shows
+# it escaped (no control character reaches the terminal), the JSON keeps it.
+weird=$(printf '%s/we\033[31mird\nsh' "$TMP")
+cp ./sh.dynamic "$weird"
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never /bin/sh -c '"$0" ./foo' "$weird" >"$TMP/wtext" 2>"$TMP/e"
+check "a child with a control character in its name" test $? -eq 0
+expect_eq "the text holds no control character but newlines" 0 \
+	"$(tr -d '\n' <"$TMP/wtext" | LC_ALL=C grep -c '[[:cntrl:]]')"
+check "the text shows the name escaped" grep -q 'we\\033\[31mird\\nsh' "$TMP/wtext"
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --format json -o "$TMP/wj" /bin/sh -c '"$0" ./foo' "$weird" 2>"$TMP/e"
+expect_eq "the JSON keeps the name" 1 \
+	"$(json_eval "$TMP/wj" "sum(1 for b in d['binaries'] if b['path'].endswith('/we\x1b[31mird\nsh'))")"
+
 # The loader (exec + load + relocate) of sh.dynamic per exec, inside the
 # harness and alone: the same binary on the same machine.
 recorded=$(json_eval "$TMP/j" "sum(1 for r in d['per_run'] for e in r['tree']['execs'] if e['path'].endswith('/samples/sh.dynamic') and e['phases_us'])")
