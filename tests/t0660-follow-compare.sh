@@ -24,4 +24,9 @@ expect_eq "libc on both sides: A's execs are the harness and expr, B's every exe
 expect_eq "B-A of a B-only row is B" "$(awk '$1 == "libedit.so.2" { print "+" $5 " " $6 }' "$TMP/out")" \
 	"$(awk '$1 == "libedit.so.2" { print $7 " " $8 }' "$TMP/out")"
 check "the static shell's execs are said" grep -q 'note (A): .* static binary' "$TMP/out"
+
+"$LDPROF" compare -f -n 2 --format json -o "$TMP/j" './harness.sh ./sh.static 3' './harness.sh ./sh.dynamic 3' 2>"$TMP/err"
+check "compare -f --format json" test $? -eq 0
+expect_eq "each side's whole workload in the JSON: 4 execs of its shell per run" "sh.static 4 sh.dynamic 4" \
+	"$(json_eval "$TMP/j" "' '.join('%s %d' % (b['path'].rsplit('/', 1)[1], b['execs_per_run']) for k in ('workload_a', 'workload_b') for b in d[k]['binaries'] if '/sh.' in b['path'])")"
 done_testing

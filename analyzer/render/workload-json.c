@@ -220,44 +220,50 @@ static void run_obj(struct json *j, const struct workload *w, size_t run)
 	json_obj_close(j);
 }
 
-void render_workload_json(FILE *f, const struct workload *w)
+void render_workload_json_obj(struct json *j, const char *key, const struct workload *w)
 {
 	const struct trace *t = w->t;
+
+	json_obj_open(j, key);
+	json_str(j, "schema", "ldprof-workload/1");
+	json_str(j, "ldprof_version", LDPROF_VERSION);
+	json_arr_open(j, "command");
+	for (int i = 0; i < t->argc; i++)
+		json_str(j, NULL, t->argv[i]);
+	json_arr_close(j);
+	json_str(j, "cwd", t->cwd);
+	json_int(j, "runs", (long long)w->runs);
+	json_int(j, "plain_runs", (long long)w->plain_runs);
+	json_int(j, "warmup_runs", (long long)w->warmup_runs);
+	json_int(j, "runs_without_tree", (long long)w->treeless_runs);
+	json_num(j, "median_run",
+		 w->median_run == SIZE_MAX ? NAN : (double)workload_run_ordinal(w, w->median_run));
+	workload_obj(j, w);
+	json_arr_open(j, "binaries");
+	for (size_t i = 0; i < w->nbins; i++)
+		binary_obj(j, &w->bins[i]);
+	json_arr_close(j);
+	json_arr_open(j, "libraries");
+	for (size_t i = 0; i < w->nlibs; i++)
+		library_obj(j, &w->libs[i]);
+	json_arr_close(j);
+	json_arr_open(j, "notes");
+	for (size_t i = 0; i < w->nnotes; i++)
+		json_str(j, NULL, w->notes[i]);
+	json_arr_close(j);
+	json_arr_open(j, "per_run");
+	for (size_t i = 0; i < t->nrun; i++)
+		if (w->proc_first[i])
+			run_obj(j, w, i);
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
+void render_workload_json(FILE *f, const struct workload *w)
+{
 	struct json j;
 
 	json_begin(&j, f);
-	json_obj_open(&j, NULL);
-	json_str(&j, "schema", "ldprof-workload/1");
-	json_str(&j, "ldprof_version", LDPROF_VERSION);
-	json_arr_open(&j, "command");
-	for (int i = 0; i < t->argc; i++)
-		json_str(&j, NULL, t->argv[i]);
-	json_arr_close(&j);
-	json_str(&j, "cwd", t->cwd);
-	json_int(&j, "runs", (long long)w->runs);
-	json_int(&j, "plain_runs", (long long)w->plain_runs);
-	json_int(&j, "warmup_runs", (long long)w->warmup_runs);
-	json_int(&j, "runs_without_tree", (long long)w->treeless_runs);
-	json_num(&j, "median_run",
-		 w->median_run == SIZE_MAX ? NAN : (double)workload_run_ordinal(w, w->median_run));
-	workload_obj(&j, w);
-	json_arr_open(&j, "binaries");
-	for (size_t i = 0; i < w->nbins; i++)
-		binary_obj(&j, &w->bins[i]);
-	json_arr_close(&j);
-	json_arr_open(&j, "libraries");
-	for (size_t i = 0; i < w->nlibs; i++)
-		library_obj(&j, &w->libs[i]);
-	json_arr_close(&j);
-	json_arr_open(&j, "notes");
-	for (size_t i = 0; i < w->nnotes; i++)
-		json_str(&j, NULL, w->notes[i]);
-	json_arr_close(&j);
-	json_arr_open(&j, "per_run");
-	for (size_t i = 0; i < t->nrun; i++)
-		if (w->proc_first[i])
-			run_obj(&j, w, i);
-	json_arr_close(&j);
-	json_obj_close(&j);
+	render_workload_json_obj(&j, NULL, w);
 	json_end(&j);
 }

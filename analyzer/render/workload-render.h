@@ -15,6 +15,9 @@ void render_workload_text(FILE *f, const struct workload *w, const struct text_s
 /* The process tree of the median run, repeated siblings collapsed (workload-tree.c). */
 void render_workload_tree(FILE *f, const struct workload *w, const struct text_style *st);
 void render_workload_json(FILE *f, const struct workload *w);
+/* The ldprof-workload/1 object as a value inside another document (compare -f). */
+struct json;
+void render_workload_json_obj(struct json *j, const char *key, const struct workload *w);
 void render_workload_csv(FILE *f, const struct workload *w);
 void render_workload_chrome(FILE *f, const struct workload *w, bool all_runs);
 void render_workload_html(FILE *f, const struct workload *w);
