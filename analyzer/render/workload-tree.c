@@ -80,10 +80,56 @@ static double proc_startup(const struct tree_out *o, size_t p)
 	return sum;
 }
 
-static void label(const struct tree_out *o, size_t p, char *buf, size_t n)
+/* Whether two execs ran with the same arguments (unknown ones differ). */
+static bool same_argv(const struct tree_exec *a, const struct tree_exec *b)
 {
+	if (!a->argv || !b->argv || a->argc != b->argc)
+		return false;
+	for (size_t i = 0; i < a->argc; i++)
+		if (strcmp(a->argv[i], b->argv[i]))
+			return false;
+	return true;
+}
+
+/* Whether every member of g ran each image with the same arguments. */
+static bool same_commands(const struct tree_out *o, const struct group *g)
+{
+	const struct tree_proc *first = &o->tr->proc[g->member[0]];
+
+	for (size_t i = 1; i < g->n; i++)
+		for (size_t k = 0; k < first->nexec; k++)
+			if (!same_argv(&first->exec[k], &o->tr->proc[g->member[i]].exec[k]))
+				return false;
+	return true;
+}
+
+/* One image of the chain: its command line, or only its name (full: false). */
+static void image_label(const struct tree_out *o, size_t p, size_t k, bool full, char *cmd,
+			size_t n)
+{
+	const struct tree_exec *e = &o->tr->proc[p].exec[k];
+
+	if (p == 0 && k == 0 && !e->argv) /* the launched command, as given */
+		snprintf(cmd, n, "%s", term_safe(o->w->t->argv[0]));
+	else if (full)
+		wl_command(o->w->t, e, cmd, n);
+	else if (e->argv && e->argc)
+		snprintf(cmd, n, "%s", term_safe(path_basename(e->argv[0])));
+	else
+		snprintf(cmd, n, "%s", term_safe(path_basename(e->path ? e->path : e->comm)));
+}
+
+/*
+ * A group's line: the exec chain ("A -> B"); with each image's command
+ * line when every member ran the same one, else with the images' names
+ * ("cc x 6" for six compilers of six files). Cut to LABEL_MAX.
+ */
+#define LABEL_MAX 100
+static void label(const struct tree_out *o, const struct group *g, char *buf, size_t n)
+{
+	size_t p = g->member[0], used = 0;
 	const struct tree_proc *tp = &o->tr->proc[p];
-	size_t used = 0;
+	bool full = g->n == 1 || same_commands(o, g);
 
 	if (!tp->nexec) {
 		const char *img = forked_image(o, p);
@@ -94,14 +140,16 @@ static void label(const struct tree_out *o, size_t p, char *buf, size_t n)
 	buf[0] = 0;
 	for (size_t k = 0; k < tp->nexec && used + 8 < n; k++) {
 		char cmd[512];
-		const struct tree_exec *e = &tp->exec[k];
-		if (p == 0 && k == 0 && !e->argv) /* the launched command, as given */
-			snprintf(cmd, sizeof cmd, "%s", term_safe(o->w->t->argv[0]));
-		else
-			wl_command(o->w->t, e, cmd, sizeof cmd);
+		image_label(o, p, k, full, cmd, sizeof cmd);
 		int m = snprintf(buf + used, n - used, "%s%s",
 				 k ? (o->st->utf8 ? " \u2192 " : " -> ") : "", cmd);
 		used += m > 0 ? (size_t)m : 0;
+	}
+	if (strlen(buf) > LABEL_MAX && n > LABEL_MAX) {
+		size_t cut = LABEL_MAX - 3;
+		while (cut && ((unsigned char)buf[cut] & 0xc0) == 0x80)
+			cut--; /* not inside a UTF-8 sequence */
+		memcpy(buf + cut, "...", 4);
 	}
 }
 
@@ -115,7 +163,7 @@ static void print_group(struct tree_out *o, const struct group *g, const char *p
 		recorded += !isnan(v[i] = proc_startup(o, g->member[i]));
 	wl_fmt_dur(st, sizeof st, median_picked(v, NULL, g->n, v), o->st->utf8);
 	free(v);
-	label(o, g->member[0], name, sizeof name);
+	label(o, g, name, sizeof name);
 	fprintf(o->f, "  %s%s%s", prefix,
 		o->st->utf8 ? (last ? "\u2514\u2500 " : "\u251c\u2500 ") : (last ? "`- " : "|- "),
 		name);
