@@ -20,7 +20,7 @@ expect_eq "per binary: 21 execs of expr per run" 1 \
 expect_eq "the tree collapses the 21 sh.dynamic siblings" 1 \
 	"$(grep -c 'sh\.dynamic[^ ]* .*\(×\|x\) 21  \[1 exec' "$TMP/text")"
 expect_eq "expr's siblings ran with other arguments each: named by their image" 1 \
-	"$(grep -c '[-] expr \(×\|x\) 21  \[1 exec' "$TMP/text")"
+	"$(grep -c '\(─\|-\) expr \(×\|x\) 21  \[1 exec' "$TMP/text")"
 check "the loader's share is stated" grep -q '^  the loader .* per run: .*% of the wall time, .*% of the CPU time$' "$TMP/text"
 check "the overhead against plain runs is stated" grep -q 'overhead of following and recording: .* against 3 plain runs' "$TMP/text"
 
