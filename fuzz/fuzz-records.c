@@ -4,7 +4,10 @@
  * docs/record-format.md). It is validated and decoded into a run as the
  * launcher does after every run (shm_decode, without the run's pid and
  * clock window, which an input cannot know), and the run analysed as the
- * report analyses it (analyze_run). The program writes that buffer, so nothing in it may be
+ * report analyses it (analyze_run). A follow-mode buffer (ldprof -f: a
+ * chunk set per process) is also decoded process by process
+ * (shm_decode_procs) and each process's records analysed as a run of
+ * their own. The program writes that buffer, so nothing in it may be
  * trusted: no input may crash, hang or leak. Build and run with `make fuzz`.
  */
 #include <stddef.h>
@@ -16,6 +19,29 @@
 #include "run/shm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Each process of a follow-mode buffer, analysed as a run from its exec to its last record. */
+static void each_process(const void *buf, size_t size, struct trace *t)
+{
+	struct shm_proc *p;
+	size_t n;
+	uint64_t lost;
+	struct errbuf err;
+
+	if (shm_decode_procs(buf, size, NULL, t, &p, &n, &lost, &err))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct trace_run v = {.profiled = true, .shim_attached = true,
+				      .exec_ts = p[i].version_ts, .reap_ts = p[i].version_ts,
+				      .ev = p[i].ev, .nev = p[i].nev, .shm_flags = p[i].flags};
+		struct run_breakdown bd;
+		for (size_t k = 0; k < p[i].nev; k++)
+			v.reap_ts = p[i].ev[k].ts > v.reap_ts ? p[i].ev[k].ts : v.reap_ts;
+		analyze_run(t, &v, &bd);
+		run_breakdown_free(&bd);
+	}
+	shm_procs_free(p, n);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -37,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		analyze_run(&t, r, &bd);
 		run_breakdown_free(&bd);
 	}
+	each_process(buf, size, &t);
 	trace_free(&t);
 	free(buf);
 	return 0;

@@ -7,8 +7,9 @@
 #                   from the run fixtures, whole, cut short, and as their
 #                   sections in the clear (fuzz/seed-tracefile.c)
 #   fuzz-records    the shim's shared-memory record buffer through its
-#                   decoder and the run analysis; seeds: buffers the real
-#                   shim filled (fuzz/seed-records.c)
+#                   decoder and the run analysis, follow mode's per process
+#                   too; seeds: buffers the real shim filled, two in follow
+#                   mode (fuzz/seed-records.c)
 # fuzz/regressions/TARGET/ holds what the fuzzers found (each fixed), as
 # seeds too. `make fuzz` fuzzes each for FUZZ_SECONDS; `make check` runs each corpus and
 # fuzzes briefly (t2090, t5090). The analyzer is compiled once more for
@@ -85,6 +86,7 @@ $(FUZZ_DIR)/seed-records: fuzz/seed-records.c $(ANALYZER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ANALYZER_CFLAGS) -o $@ $< $(ANALYZER_LIB) $(ANALYZER_LIBS)
 $(FUZZ_DIR)/corpus-records/.seeded: $(FUZZ_DIR)/seed-records $(SHIM_LIBS) $(FUZZ_RECORD_PROGS) \
+				    $(FOLLOWFIX)/tree $(RUNFIX)/run-fork/prog \
 				    $(wildcard fuzz/regressions/records/*)
 	rm -rf $(@D)
 	mkdir -p $(@D)
@@ -93,6 +95,11 @@ $(FUZZ_DIR)/corpus-records/.seeded: $(FUZZ_DIR)/seed-records $(SHIM_LIBS) $(FUZZ
 		$(FUZZ_DIR)/seed-records $(@D)/$$(echo "$${p#$(B)/fixtures/}" | tr / _) \
 			$(SHIM_AUDIT) $(SHIM_PRELOAD) $$p >/dev/null || exit 1; \
 	done
+	rm -f $(@D)/../seed-follow.log
+	$(FUZZ_DIR)/seed-records -f $(@D)/follow-tree $(SHIM_AUDIT) $(SHIM_PRELOAD) \
+		$(FOLLOWFIX)/tree top $(@D)/../seed-follow.log >/dev/null
+	$(FUZZ_DIR)/seed-records -f $(@D)/follow-fork $(SHIM_AUDIT) $(SHIM_PRELOAD) \
+		$(RUNFIX)/run-fork/prog $(RUNFIX)/run-ctor-dtor/prog >/dev/null
 	touch $@
 
 # A trace's report costs milliseconds under the sanitizers, more with each run

@@ -4,9 +4,13 @@
  * LDPROF_SHM), and write the buffer it filled to OUT, cut down to the
  * records and names in use so that the fuzzer's inputs stay small.
  *
- *	seed-records OUT AUDIT.so PRELOAD.so PROG [ARG...]
+ *	seed-records [-f] OUT AUDIT.so PRELOAD.so PROG [ARG...]
+ *
+ * -f: a follow-mode buffer (ldprof -f), which every process PROG starts
+ * records into, cut down to the names and chunks in use.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +20,11 @@
 #include "base/tsc.h"
 #include "run/shm.h"
 
-#define BYTES (64 * 1024)
+#define BYTES	     (64 * 1024)
+#define FOLLOW_BYTES (1024 * 1024)
+#define FOLLOW_CHUNK 512u /* small: a process's records span several chunks */
+
+static bool follow;
 
 static void die(const char *what)
 {
@@ -26,12 +34,16 @@ static void die(const char *what)
 
 static __attribute__((noreturn)) void child(struct shm_buf *s, char **argv)
 {
-	char *audit = realpath(argv[2], NULL), *preload = realpath(argv[3], NULL), spec[64];
-	int fd = fcntl(s->fd, F_DUPFD, SHM_FD_MIN); /* inherited: no close-on-exec */
+	char *audit = realpath(argv[2], NULL), *preload = realpath(argv[3], NULL), spec[96];
+	/* Inherited, no close-on-exec; in follow mode every process opens the path instead. */
+	int fd = follow ? s->fd : fcntl(s->fd, F_DUPFD, SHM_FD_MIN);
 
 	if (!audit || !preload || fd < 0)
 		_exit(126);
-	snprintf(spec, sizeof spec, "%d,%d", fd, BYTES);
+	if (follow)
+		snprintf(spec, sizeof spec, "%d,%zu,/proc/%d/fd/%d", fd, s->size, (int)getppid(), fd);
+	else
+		snprintf(spec, sizeof spec, "%d,%d", fd, BYTES);
 	setenv("LD_AUDIT", audit, 1);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv(LDPROF_SHM_ENV, spec, 1);
@@ -62,6 +74,29 @@ static void write_compact(const struct ldprof_shm_header *h, const char *out)
 		die("cannot write the seed");
 }
 
+/* Follow mode: the header, the names in use, the chunks in use. */
+static void write_compact_follow(const struct ldprof_shm_header *h, const char *out)
+{
+	struct ldprof_shm_header c = *h;
+	uint32_t names = h->strings_used < h->strings_cap ? h->strings_used : h->strings_cap;
+	uint32_t used = h->chunks_used < h->chunks_cap ? h->chunks_used : h->chunks_cap;
+	static const char pad[8];
+	FILE *f = fopen(out, "wb");
+
+	if (!f)
+		die("cannot write the seed");
+	c.strings_cap = (names + 7) / 8 * 8;
+	c.chunks_off = c.strings_off + c.strings_cap;
+	c.chunks_cap = c.chunks_used = used;
+	c.total_size = c.chunks_off + used * c.chunk_size;
+	fwrite(&c, sizeof c, 1, f);
+	fwrite((const char *)h + h->strings_off, 1, names, f);
+	fwrite(pad, 1, c.strings_cap - names, f);
+	fwrite((const char *)h + h->chunks_off, c.chunk_size, used, f);
+	if (fclose(f))
+		die("cannot write the seed");
+}
+
 int main(int argc, char **argv)
 {
 	struct shm_buf s;
@@ -69,9 +104,16 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int st;
 
+	if (argc > 1 && !strcmp(argv[1], "-f")) {
+		follow = true;
+		argv++;
+		argc--;
+	}
 	if (argc < 5)
-		die("usage: seed-records OUT AUDIT.so PRELOAD.so PROG [ARG...]");
-	if (shm_create(&s, BYTES, &err) || shm_reset(&s, &err))
+		die("usage: seed-records [-f] OUT AUDIT.so PRELOAD.so PROG [ARG...]");
+	if ((follow ? shm_create_follow(&s, FOLLOW_BYTES, FOLLOW_CHUNK, &err)
+		    : shm_create(&s, BYTES, &err)) ||
+	    shm_reset(&s, &err))
 		die(err.msg);
 	s.hdr->options |= LDPROF_OPT_PRELOAD;
 	if ((pid = fork()) < 0)
@@ -80,6 +122,14 @@ int main(int argc, char **argv)
 		child(&s, argv);
 	if (waitpid(pid, &st, 0) != pid || (WIFEXITED(st) && WEXITSTATUS(st) >= 126))
 		die("the program did not run");
+	if (follow) {
+		if (!s.hdr->chunks_used)
+			die("the shim recorded nothing");
+		write_compact_follow(s.hdr, argv[1]);
+		printf("%s: %u chunks\n", argv[1], s.hdr->chunks_used);
+		shm_destroy(&s);
+		return 0;
+	}
 	if (!s.hdr->claimed || !s.hdr->nrecords)
 		die("the shim recorded nothing");
 	write_compact(s.hdr, argv[1]);

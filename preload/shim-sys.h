@@ -56,7 +56,7 @@ enum {
 	SHIM_SYS_munmap = 11,
 	SHIM_SYS_mincore = 27,
 	SHIM_SYS_getpid = 39,
-	SHIM_SYS_readlink = 89,
+	SHIM_SYS_getcwd = 79,
 	SHIM_SYS_getrusage = 98,
 	SHIM_SYS_getppid = 110,
 	SHIM_SYS_exit_group = 231,

@@ -4,7 +4,8 @@
 # come back with their own records and the pids they had; a child forked
 # after main that never execs gets chunks of its own; records spread over
 # many small chunks decode as in one; a tiny buffer counts the execs it
-# could not hold; the workload's fds are its own.
+# could not hold; the workload's fds are its own; threads racing for a new
+# chunk never lose or mix a record.
 . "$(dirname "$0")/lib.sh"
 
 probe=$FIXTURES/follow-shim/probe
@@ -54,6 +55,15 @@ expect_eq "the fork without exec: its own chunks, parent top, valid, its exit an
 expect_eq "the run's own records are the top's" "$(field "$(proc "$top")" nev)" \
 	"$(field "$(head -n 1 "$TMP/out")" top_events)"
 
+# A script's executable is its interpreter, as the kernel ran it.
+printf '#!/bin/sh\nexit 0\n' >"$TMP/s.sh"
+chmod +x "$TMP/s.sh"
+"$probe" /bin/sh -c "$TMP/s.sh; exit 0" >"$TMP/out6" 2>&1
+expect_eq "a script child: named by its interpreter" "exe=/bin/sh exe=/bin/sh" \
+	"$(grep '^proc ' "$TMP/out6" | sed 's/.* \(exe=[^ ]*\) .*/\1/' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "a script child: its argv" "argv=/bin/sh,$TMP/s.sh" \
+	"$(grep '^proc ' "$TMP/out6" | sed -n '2s/.* \(argv=.*\)/\1/p')"
+
 # 6 records a chunk: every process needs several; the events are the same.
 "$probe" -c 256 "$tree" top "$TMP/log2" >"$TMP/out2" 2>&1
 nevs() { sed -n 's/^proc .* nev=\([0-9]*\) .*/\1/p' "$1" | sort -n | tr '\n' ' '; }
@@ -67,7 +77,7 @@ expect_eq "--preload: four images, all with argv and an end" 4 \
 
 # Three chunks in all: the top and the first two of six children record,
 # four execs are counted lost, and the workload runs as ever.
-"$probe" -b 8192 -c 2048 "$tree" chain "$TMP/log4" 6 >"$TMP/out4" 2>&1
+"$probe" -b 10240 -c 2048 "$tree" chain "$TMP/log4" 6 >"$TMP/out4" 2>&1
 expect_eq "tiny buffer: the workload succeeds" "run status=0" "$(cut -d' ' -f1,2 "$TMP/out4" | head -n 1)"
 expect_eq "tiny buffer: three recorded" 3 "$(grep -c '^proc .* corrupt=0 .*ok=1' "$TMP/out4")"
 expect_eq "tiny buffer: four lost" "lost_execs=4" "$(sed -n 2p "$TMP/out4")"
@@ -80,4 +90,8 @@ expect_eq "tiny buffer: every process ran" 7 "$(wc -l <"$TMP/log4" | tr -d ' ')"
 expect_eq "the workload's fds are as without ldprof" "$(cat "$TMP/plain-fds")" "$(cat "$TMP/fds")"
 expect_eq "ls recorded, its static parent not" "1 0" \
 	"$(grep -c '^proc .*corrupt=0 .*ok=1 first=1' "$TMP/out5") $(field "$(head -n 1 "$TMP/out5")" attached)"
+# Threads racing for a process's next chunk: one claim is installed, the
+# loser's stays blank, every record lands once and in its thread's order.
+out=$("$FIXTURES/follow-shim/race")
+check "racing threads: $out" test "${out%% *}" = ok
 done_testing

@@ -1,8 +1,8 @@
 #!/bin/sh
 # ldprof -f on a tree that uses every route (fixtures/follow-tree/tree): a
 # fork without exec, posix_spawn, an exec chain A -> B -> C, a double-forked
-# grandchild that execs 200 ms after its parent exited, a static child and
-# an `env -i` child. Each is in the tree with the right kind (the shim's
+# grandchild that execs 200 ms after its parent exited, a static child, an
+# `env -i` child, a vfork + exec and system(). Each is in the tree with the right kind (the shim's
 # records joined to every dynamic exec that kept its environment), the orphan is
 # reaped by ldprof, and the workload's stdout, stderr and status are what
 # a plain run gives. The per-CPU fallback sees the same tree.
@@ -16,7 +16,7 @@ q() { json_eval "$TMP/j" "(lambda t: $1)(d['per_run'][0]['tree'])"; }
 # The processes as "pid:ppid:execs:paths" helpers, in Python.
 expect_eq "the top exits 7, seen as the program's status" "7 7" \
 	"$(q "'%s %s' % (t['processes'][0]['exit_status'], d['per_run'][0]['exit_status'])")"
-expect_eq "8 processes: top, fork, spawn, chain, double fork, grandchild, static, env" 8 \
+expect_eq "10 processes: top, fork, spawn, chain, double fork, grandchild, static, env, vfork, system" 10 \
 	"$(q "len(t['processes'])")"
 expect_eq "no event lost" 0 "$(q "t['lost_events']")"
 expect_eq "two forks never executed (the plain fork, the grandchild's parent)" 2 \
@@ -35,11 +35,13 @@ expect_eq "env -i: env, then leaf without the shim (its environment is gone)" "e
 	"$(q "(lambda p: ' '.join([e['comm'] for e in t['execs'] if e['pid'] == p]) + ' ' + [e['kind'] for e in t['execs'] if e['pid'] == p][-1])([e['pid'] for e in t['execs'] if e['comm'] == 'env'][0])")"
 # The shim's records, joined by (pid, time): every dynamic image but env -i's leaf.
 expect_eq "the shim recorded every dynamic exec that kept its environment" \
-	"chain-a:shim chain-b:shim chain-c:shim env:shim leaf.static:static leaf:no_shim leaf:shim leaf:shim tree:shim" \
+	"chain-a:shim chain-b:shim chain-c:shim env:shim leaf.static:static leaf:no_shim leaf:shim leaf:shim leaf:shim leaf:shim sh:shim tree:shim" \
 	"$(q "' '.join(sorted('%s:%s' % (e['comm'], e['kind']) for e in t['execs']))")"
 expect_eq "each shim exec has its records; the others none" true \
 	"$(q "all((e['records'] > 0) == (e['kind'] == 'shim') for e in t['execs'])")"
-expect_eq "argv as each exec got it" "spawned late" \
+expect_eq "system(): sh -c, then the leaf it execs, in one process" "sh leaf" \
+	"$(q "(lambda p: ' '.join(e['comm'] for e in t['execs'] if e['pid'] == p))([e['pid'] for e in t['execs'] if e['comm'] == 'sh'][0])")"
+expect_eq "argv as each exec got it" "spawned vforked system late" \
 	"$(q "' '.join(e['argv'][1] for e in sorted(t['execs'], key=lambda e: e['start_us']) if e['comm'] == 'leaf' and e['argv'])")"
 # The grandchild: an orphan, reaped by ldprof with its status, exec'd >= 200 ms after its parent exited.
 expect_eq "exactly one orphan, reaped with status 0" "1 0" \

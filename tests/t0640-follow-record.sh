@@ -11,8 +11,8 @@ check "record -f writes the trace" test $? -eq 0
 check "report reads it" test $? -eq 0
 expect_eq "every counted run has its tree back" "2 2" \
 	"$(json_eval "$TMP/j" "'%d %d' % (len(d['per_run']), sum(1 for r in d['per_run'] if r.get('tree')))")"
-expect_eq "the trees as recorded: 8 processes, 9 execs, the same kinds" \
-	"8 9 env:shim leaf.static:static leaf:no_shim leaf:shim" \
+expect_eq "the trees as recorded: 10 processes, 12 execs, the same kinds" \
+	"10 12 env:shim leaf.static:static leaf:no_shim leaf:shim sh:shim" \
 	"$(json_eval "$TMP/j" "(lambda t: '%d %d ' % (len(t['processes']), len(t['execs'])) + ' '.join(sorted(set('%s:%s' % (e['comm'], e['kind']) for e in t['execs'] if not e['comm'].startswith(('chain', 'tree'))))))(d['per_run'][1]['tree'])")"
 expect_eq "the orphan and its status survive" "1 0" \
 	"$(json_eval "$TMP/j" "(lambda t: '%d %s' % (sum(p['orphan'] for p in t['processes']), [p['exit_status'] for p in t['processes'] if p['orphan']][0]))(d['per_run'][0]['tree'])")"

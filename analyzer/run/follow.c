@@ -124,6 +124,7 @@ void follow_prepare(struct follow *f)
 	records_free(f);
 	f->top_reaped = f->all_reaped = false;
 	f->top = 0;
+	f->maxrss_kb = 0;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
@@ -393,6 +394,7 @@ static void reap_ready(struct follow *f)
 {
 	for (;;) {
 		siginfo_t si;
+		struct rusage ru;
 		int status;
 		memset(&si, 0, sizeof si);
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
@@ -407,8 +409,10 @@ static void reap_ready(struct follow *f)
 		/* Before its pid is freed for reuse: no signal may follow it. */
 		if (si.si_pid == f->top)
 			interrupt_set_group(0);
-		if (wait4(si.si_pid, &status, 0, NULL) < 0)
+		if (wait4(si.si_pid, &status, 0, &ru) < 0)
 			continue;
+		if (ru.ru_maxrss > f->maxrss_kb)
+			f->maxrss_kb = ru.ru_maxrss;
 		if (si.si_pid == f->top)
 			f->top_reaped = true;
 		add_reap(f, si.si_pid, status);
@@ -490,6 +494,8 @@ struct run_tree *follow_finish(struct follow *f, uint64_t exec_ts, int *top_stat
 	t = follow_tree_build(f->rec, f->nrec, f->reap, f->nreap, f->top, exec_ts, &c);
 	t->lost_events += f->lost;
 	follow_tree_cpu(t, &f->ru0, usage);
+	/* RUSAGE_CHILDREN's is the largest child of the whole session. */
+	usage->ru_maxrss = f->maxrss_kb;
 	drain_sigfd(f);
 	unblock_sigchld();
 	f->active = false;

@@ -66,6 +66,7 @@ struct follow {
 	size_t nreap, capreap;
 	bool top_reaped, all_reaped;
 	struct rusage ru0;	    /* RUSAGE_CHILDREN before the run */
+	long maxrss_kb;		    /* the largest of this run's reaped processes (with theirs) */
 	char *scratch;		    /* one record that wrapped around the ring */
 	size_t scratch_size;
 	size_t ring_bytes;	    /* data bytes per ring: LDPROF_FOLLOW_RING_KB or a default */
@@ -105,7 +106,8 @@ void follow_signal_live(struct follow *f, int sig);
 /*
  * After follow_done: the last drain, the end clock pair, the tree (reaped
  * statuses, exec kinds read from the binaries), the workload's CPU; *top_status
- * and *reap_ts for the run. Detaches the events and unblocks SIGCHLD.
+ * and *reap_ts for the run, *usage its RUSAGE_CHILDREN delta (ru_maxrss: the
+ * largest of the processes reaped in this run, not of the session). Detaches the events and unblocks SIGCHLD.
  * Returns the tree (never NULL).
  */
 struct run_tree *follow_finish(struct follow *f, uint64_t exec_ts, int *top_status,

@@ -10,6 +10,7 @@
 #include "run/shm-records.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,7 +176,9 @@ static const char *gather(const struct ldprof_shm_header *h, struct set *s)
 		return "more records than chunks, without the overflow flag";
 	if (s->chunk[s->nchunk - 1]->seq >= (need ? need : 1))
 		return "a chunk beyond its records";
-	s->rec = xcalloc(n ? n : 1, sizeof *s->rec);
+	/* Only the chunks present hold records: bounded by the buffer, whatever nrecords says. */
+	s->rec = xcalloc(n < (uint64_t)per * s->nchunk ? (n ? n : 1) : (size_t)per * s->nchunk,
+			 sizeof *s->rec);
 	for (uint32_t k = 0; k < need; k++) {
 		if (j < s->nchunk && s->chunk[j]->seq == k) {
 			uint64_t from = (uint64_t)k * per, cnt = n - from < per ? n - from : per;
@@ -323,14 +326,16 @@ int shm_decode_top(const struct ldprof_shm_header *h, size_t size, const struct 
 static char **copy_argv(const struct ldprof_shm_header *h, const struct ldprof_chunk *c,
 			size_t *argc)
 {
-	char **argv = xcalloc((size_t)c->argv_n + 1, sizeof *argv);
-	uint32_t off = c->argv_off;
+	uint32_t n = c->argv_n < LDPROF_ARGV_MAX ? c->argv_n : LDPROF_ARGV_MAX;
+	char **argv = xcalloc((size_t)n + 1, sizeof *argv);
+	uint32_t off = c->argv_off, k = 0;
 
-	for (uint32_t k = 0; k < c->argv_n; k++) {
-		argv[k] = xstrdup(shm_string_at(h, off));
+	/* Checked already; a process still running may change them since (never trusted). */
+	for (const char *a; k < n && (a = shm_string_at(h, off)); k++) {
+		argv[k] = xstrdup(a);
 		off += (uint32_t)strlen(argv[k]) + 1;
 	}
-	*argc = c->argv_n;
+	*argc = k;
 	return argv;
 }
 
@@ -378,6 +383,34 @@ static int forked_cmp(const void *pa, const void *pb)
 	return a->forked_at < b->forked_at ? -1 : a->forked_at > b->forked_at;
 }
 
+/*
+ * The binary that ran for a path given to execve: for a script (#!), its
+ * interpreter, as the kernel found it (at most 4 levels, as Linux allows);
+ * NULL when it is the path itself. Read after the run, outside the
+ * workload, so the shim need not.
+ */
+static char *interpreter_of(const char *path)
+{
+	char buf[256], *found = NULL;
+
+	for (int depth = 0; depth < 4; depth++) {
+		FILE *f = fopen(path, "re");
+		size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		if (n < 3 || buf[0] != '#' || buf[1] != '!')
+			break;
+		char *p = buf + 2 + strspn(buf + 2, " \t");
+		p[strcspn(p, " \t\n")] = '\0';
+		if (!*p)
+			break;
+		free(found);
+		path = found = xstrdup(p);
+	}
+	return found;
+}
+
 static void decode_all(const struct ldprof_shm_header *h, struct sets *s,
 		       const struct shm_expect *x, struct trace *t)
 {
@@ -395,9 +428,14 @@ static void decode_all(const struct ldprof_shm_header *h, struct sets *s,
 			continue;
 		}
 		const char *exe = e == top ? t->program : NULL;
-		if (!exe && e->first->exe_name != UINT32_MAX)
+		char *interp = NULL;
+		if (!exe && e->first->exe_name != UINT32_MAX) {
 			exe = shm_string_at(h, e->first->exe_name);
+			if (exe && (interp = interpreter_of(exe)))
+				exe = interp;
+		}
 		decode_set(h, s, e, exe, t);
+		free(interp);
 	}
 	qsort(forked, nforked, sizeof *forked, forked_cmp);
 	for (size_t i = 0; i < nforked; i++)

@@ -143,7 +143,7 @@ void shm_init_header(struct ldprof_shm_header *h, size_t size)
 
 void shm_init_follow_header(struct ldprof_shm_header *h, size_t size, uint32_t chunk_size)
 {
-	size_t strings = (size - sizeof *h) / 8 / 8 * 8;
+	size_t strings = (size - sizeof *h) / 4 / 8 * 8;
 	size_t chunks_off = (sizeof *h + strings + chunk_size - 1) / chunk_size * chunk_size;
 
 	memset(h, 0, sizeof *h);

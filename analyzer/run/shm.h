@@ -38,7 +38,12 @@ int shm_create(struct shm_buf *s, size_t size, struct errbuf *err);
  * reopens it by /proc/<launcher pid>/fd/<fd>, so its fd stays
  * close-on-exec even in the launched process.
  */
-#define SHM_FOLLOW_BYTES (64u << 20)
+/*
+ * Sparse, so size costs nothing until used: a build of 20,000 execs needs
+ * ~40 MiB of chunks and, with compilers' long argv and many libraries,
+ * ~20 MiB of names (~1 KiB an exec).
+ */
+#define SHM_FOLLOW_BYTES (128u << 20)
 #define SHM_CHUNK_BYTES	 2048u /* a header and 62 records; most execs need one */
 int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struct errbuf *err);
 void shm_destroy(struct shm_buf *s);
@@ -49,7 +54,7 @@ void shm_destroy(struct shm_buf *s);
  */
 int shm_reset(struct shm_buf *s, struct errbuf *err);
 void shm_init_header(struct ldprof_shm_header *h, size_t size);
-/* Names take an eighth, chunks of chunk_size bytes the rest. */
+/* Names take a quarter, chunks of chunk_size bytes the rest. */
 void shm_init_follow_header(struct ldprof_shm_header *h, size_t size, uint32_t chunk_size);
 
 /*
@@ -74,11 +79,14 @@ struct shm_expect {
  * record: a known type, timestamps within [exec_ts, x->end_ts] and never
  * decreasing (SYMBIND, a summary, excepted), object indices of objects
  * already opened, names inside the string area, counts and durations that
- * can be, milestones at most once. Returns 0; -EPROTO when the buffer is
+ * can be, milestones at most once; in follow mode, every process's chunks
+ * as shm_decode_procs checks them, the first failure being the answer.
+ * Returns 0; -EPROTO when the buffer is
  * not an ldprof buffer of this version (a bad header); -EBADMSG when it is
  * but its contents are corrupt. err says which record and why.
  *
- * shm_decode validates, then appends the records as events to run r and
+ * shm_decode validates, then appends the records as events to run r (in
+ * follow mode, those of the launched process's first exec) and
  * interns their objects in trace t (the executable under t->program when
  * set, else under the name the shim recorded); returns 0 or shm_validate's -errno, in
  * which case r gets no events, shim_attached false, shm_flags

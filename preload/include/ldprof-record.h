@@ -119,7 +119,8 @@ struct ldprof_chunk {
 	uint32_t flags;	     /* enum ldprof_shm_flags, LDPROF_CHUNK_F_* */
 	uint64_t version_ts; /* la_version of the exec: with pid, its identity */
 	uint32_t nrecords;   /* records reserved by the process (may exceed the chunks) */
-	uint32_t exe_name;   /* string offset of the executable's path, UINT32_MAX if none */
+	uint32_t exe_name;   /* string offset of the path execve was given (AT_EXECFN, made
+				absolute; a script's own path), UINT32_MAX if none */
 	uint32_t argv_off;   /* string offset of argv_n consecutive NUL-terminated strings */
 	uint32_t argv_n;     /* strings copied, <= LDPROF_ARGV_MAX */
 	uint32_t argc;	     /* the program's argc */

@@ -242,6 +242,49 @@ static void test_procs(void)
 	free(h);
 }
 
+/*
+ * An exec chain: the top process (pid 7) execs again, and pid 9, which an
+ * earlier process had, is a new process later: every image by (pid,
+ * version_ts), in time order, the run's records the top's first image.
+ */
+static void test_exec_chain(void)
+{
+	struct ldprof_shm_header *h = fresh();
+	struct fake a, b, c, d;
+	struct trace t;
+	struct shm_proc *p;
+	size_t n;
+	uint64_t lost;
+	struct errbuf err;
+
+	trace_init(&t, 0, NULL);
+	t.program = strdup("/bin/top");
+	start(&a, h, 9, 7, 90, 0);
+	startup(&a, 90);
+	start(&b, h, 7, 1, 100, 0);
+	startup(&b, 100);
+	finish(&a, 150, 1);
+	start(&c, h, 7, 1, 300, 0); /* the top's second image: no exit call in the first */
+	c.first->exe_name = add_string(h, "/bin/second");
+	startup(&c, 300);
+	start(&d, h, 9, 7, 400, 0);
+	startup(&d, 400);
+	finish(&d, 450, 2);
+	finish(&c, 500, 3);
+	CHECK(shm_decode_procs(h, FSIZE, &window, &t, &p, &n, &lost, &err) == 0 && n == 4);
+	CHECK(p[0].pid == 9 && p[0].version_ts == 90 && p[1].pid == 7 && p[1].version_ts == 100);
+	CHECK(p[2].pid == 7 && p[2].version_ts == 300 && p[3].pid == 9 && p[3].version_ts == 400);
+	CHECK(p[1].nev == 9 && !p[1].have_cpu && p[2].nev == 10 && p[2].utime_us == 3);
+	CHECK(!strcmp(t.obj[p[1].ev[1].obj].path, "/bin/top"));
+	CHECK(!strcmp(t.obj[p[2].ev[1].obj].path, "/bin/second"));
+	struct trace_run r = {.reap_ts = 1000};
+	CHECK(shm_decode(h, FSIZE, &window, &t, &r, &err) == 0 && r.nev == 9 && r.ev[0].ts == 100);
+	free(r.ev);
+	shm_procs_free(p, n);
+	trace_free(&t);
+	free(h);
+}
+
 /* Decode; the process with this pid, NULL when absent. */
 static struct shm_proc *decode_one(struct ldprof_shm_header *h, int32_t pid, struct trace *t,
 				   struct shm_proc **all, size_t *n, uint64_t *lost)
@@ -533,6 +576,7 @@ static void test_mutations(void)
 int main(void)
 {
 	test_procs();
+	test_exec_chain();
 	test_lost();
 	test_isolation();
 	test_blank_and_header();
