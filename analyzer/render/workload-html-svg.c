@@ -123,6 +123,16 @@ static void rows(struct plot *p)
 	free(level);
 }
 
+/* A tick's label, with as many decimals as the step needs: "10 ms", "2.5 ms". */
+static void tick_label(char *buf, size_t n, double t, double step)
+{
+	const char *unit = step >= 1e6 ? "s" : step >= 1e3 ? "ms" : "\u00b5s";
+	double scale = step >= 1e6 ? 1e6 : step >= 1e3 ? 1e3 : 1;
+	int decimals = (int)fmax(0, -floor(log10(step / scale) + 1e-9));
+
+	snprintf(buf, n, "%.*f %s", decimals, t / scale, unit);
+}
+
 static void axis(const struct plot *p, double height)
 {
 	double step = pow(10, floor(log10(p->span_us > 0 ? p->span_us : 1)));
@@ -132,7 +142,7 @@ static void axis(const struct plot *p, double height)
 		step /= 5;
 	for (double t = 0; t <= p->span_us + 1e-9; t += step) {
 		double x = x_of(p, t);
-		html_dur(d, sizeof d, t);
+		tick_label(d, sizeof d, t, step);
 		fprintf(p->f,
 			"<line class=\"tick\" x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.1f\"/>"
 			"<text class=\"axis\" x=\"%.2f\" y=\"%d\">%s</text>\n",
