@@ -63,6 +63,11 @@ def figures(path):
                 fail("an exec without records and without a reason: %r" % e)
             if (e["phases_us"] is None) != (e["loader_us"] is None):
                 fail("phases and loader disagree: %r" % e)
+            ph = e["phases_us"]
+            if ph and all(v is not None for v in ph.values()):
+                near(sum(ph.values()), e["wall_us"], "an exec's phases against its wall time", 1e-6)
+                near(ph["exec"] + ph["load"] + ph["relocate"], e["loader_us"], "loader", 1e-6)
+                near(e["loader_us"] + ph["init"], e["startup_us"], "startup", 1e-6)
     last = None
     for lib in d["libraries"]:
         if last is not None and lib["total_us_per_run"] > last + 1e-9:
