@@ -21,6 +21,8 @@ expect_eq "the tree collapses the 21 sh.dynamic siblings" 1 \
 	"$(grep -c 'sh\.dynamic[^ ]* .*\(×\|x\) 21  \[1 exec' "$TMP/text")"
 expect_eq "expr's siblings ran with other arguments each: named by their image" 1 \
 	"$(grep -c '\(─\|-\) expr \(×\|x\) 21  \[1 exec' "$TMP/text")"
+check "the costliest binaries said in a sentence" \
+	grep -q '^  sh\.dynamic: 21 execs, .* each in the loader on average, .* of startup per run (.*% of the workload); static linking would save' "$TMP/text"
 check "the loader's share is stated" grep -q '^  the loader .* per run: .*% of the wall time, .*% of the CPU time$' "$TMP/text"
 check "the overhead against plain runs is stated" grep -q 'overhead of following and recording: .* against 3 plain runs' "$TMP/text"
 
