@@ -56,6 +56,13 @@ check "the text shows the name escaped" grep -q 'we\\033\[31mird\\nsh' "$TMP/wte
 expect_eq "the JSON keeps the name" 1 \
 	"$(json_eval "$TMP/wj" "sum(1 for b in d['binaries'] if b['path'].endswith('/we\x1b[31mird\nsh'))")"
 
+# A static top process (no coefficients of its own): its dynamic child still
+# gets the cost model's static-link estimate.
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never "$FIXTURES/follow-shim/static-ls" "$TMP/ls.out" \
+	>"$TMP/stext" 2>"$TMP/e"
+check "under a static top, ls gets a static-link estimate" \
+	grep -q '^  \(/usr\)\{0,1\}/bin/ls: 1 exec, .*; static linking would save' "$TMP/stext"
+
 # The loader (exec + load + relocate) of sh.dynamic per exec, inside the
 # harness and alone: the same binary on the same machine.
 recorded=$(json_eval "$TMP/j" "sum(1 for r in d['per_run'] for e in r['tree']['execs'] if e['path'].endswith('/samples/sh.dynamic') and e['phases_us'])")

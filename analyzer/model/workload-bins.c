@@ -87,10 +87,16 @@ static void add_exec_run(const struct trace *t, const struct wl_exec *x, struct 
 static void binary_features(const struct trace *t, struct wl_binary *b)
 {
 	struct errbuf err;
-	bool own = t->elf_path && !strcmp(t->elf_path, b->path);
+	bool own = t->elf_path && !strcmp(t->elf_path, b->path) && t->model.valid;
 
-	if (!b->dynamic || !t->model.valid)
+	if (!b->dynamic)
 		return;
+	/*
+	 * A static top process leaves the trace without coefficients (nothing
+	 * of its own to model); its dynamic children still have a loader.
+	 */
+	if (!b->sub->model.valid)
+		model_load(&b->sub->model);
 	if (model_features(b->sub, &err) == 0) {
 		b->have_features = true;
 		return;

@@ -394,9 +394,8 @@ static void add_notes(struct workload *w)
 		const struct wl_binary *b = &w->bins[i];
 		if (b->dynamic && b->analyzed && !b->have_static)
 			note(w, "no static-link estimate for %s: %s", b->path,
-			     !w->t->model.valid	 ? "no cost model"
-			     : !b->have_features ? "the cost model could not replay it"
-						 : "the model does not apply to its records");
+			     !b->have_features ? "the cost model could not replay it"
+					       : "the model does not apply to its records");
 	}
 	if (w->treeless_runs)
 		note(w, "%zu profiled %s no process tree and %s left out", w->treeless_runs,

@@ -163,16 +163,19 @@ static void verdicts(const struct out *o, const struct workload *w)
 			continue;
 		if (!shown++)
 			fputc('\n', o->f);
-		dur(o, each, sizeof each, b->loader_us_per_run * (double)w->runs / (double)b->analyzed);
+		dur(o, each, sizeof each,
+		    b->loader_us_per_run * (double)w->runs / (double)b->analyzed);
 		dur(o, st, sizeof st, b->startup_us_per_run);
-		fprintf(o->f, "  %s%s%s: %.0f %s, %s each in the loader on average, %s of startup "
-			      "per run (%.1f%% of the workload)",
-			BOLD(o), term_safe(wl_short_path(w->t, b->path)), RESET(o), b->execs_per_run,
-			b->execs_per_run == 1 ? "exec" : "execs", each, st, 100 * b->startup_share);
+		fprintf(o->f,
+			"  %s%s%s: %.0f %s, %s each in the loader on average, %s of startup "
+			"per run (%.1f%% of the workload)",
+			BOLD(o), term_safe(wl_short_path(w->t, b->path)), RESET(o),
+			b->execs_per_run, b->execs_per_run == 1 ? "exec" : "execs", each, st,
+			100 * b->startup_share);
 		if (b->have_static) {
 			dur(o, save, sizeof save, b->static_saved_us_per_run);
-			fprintf(o->f, "; static linking would save %s %s", o->st->utf8 ? "\u2248" : "~",
-				save);
+			fprintf(o->f, "; static linking would save %s %s",
+				o->st->utf8 ? "\u2248" : "~", save);
 		}
 		fputc('\n', o->f);
 	}
