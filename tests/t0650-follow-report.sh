@@ -39,6 +39,13 @@ check "the Chrome trace" test $? -eq 0
 expect_eq "one named track per process, every slice nested in it" ok \
 	"$(python3 "$V" chrome "$TMP/c" 43 2>&1)"
 
+# Every route of the tree fixture (a fork without exec, an exec chain, an
+# orphan, a static child, a cleared environment): one track each, nested.
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --format json -o "$TMP/tj" "$FIXTURES/follow-tree/tree" "$FIXTURES/follow-tree" 2>"$TMP/e"
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --format chrome -o "$TMP/tc" "$FIXTURES/follow-tree/tree" "$FIXTURES/follow-tree" 2>"$TMP/e"
+expect_eq "the tree fixture: one named track per process, every slice nested" ok \
+	"$(python3 "$V" chrome "$TMP/tc" "$(json_eval "$TMP/tj" "len(d['per_run'][0]['tree']['processes'])")" 2>&1)"
+
 "$LDPROF" run -f -n 3 --format csv -o "$TMP/csv" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
 check "the CSV" test $? -eq 0
 expect_eq "one CSV row per exec" ok "$(python3 "$V" csv "$TMP/csv" "$TMP/j" 2>&1)"
