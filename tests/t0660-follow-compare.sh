@@ -3,6 +3,8 @@
 # (B): after the ratio, each side's loader and the per-binary and
 # per-library tables, side by side: the 21 execs of each shell per run on
 # their own side, the dynamic shell's libraries on B's only, libc on both.
+# diff of two -f traces the same, before and after; the JSON of compare -f
+# each side's workload.
 . "$(dirname "$0")/lib.sh"
 
 cd "$TOP/samples" || exit 1
@@ -24,6 +26,17 @@ expect_eq "libc on both sides: A's execs are the harness and expr, B's every exe
 expect_eq "B-A of a B-only row is B" "$(awk '$1 == "libedit.so.2" { print "+" $5 " " $6 }' "$TMP/out")" \
 	"$(awk '$1 == "libedit.so.2" { print $7 " " $8 }' "$TMP/out")"
 check "the static shell's execs are said" grep -q 'note (A): .* static binary' "$TMP/out"
+
+# diff of two -f traces: the same tables, before and after.
+"$LDPROF" record -f -n 3 -o "$TMP/a.ldprof" ./harness.sh ./sh.static 5 2>"$TMP/err" &&
+	"$LDPROF" record -f -n 3 -o "$TMP/b.ldprof" ./harness.sh ./sh.dynamic 5 2>"$TMP/err"
+check "record -f both harnesses" test $? -eq 0
+"$LDPROF" diff "$TMP/a.ldprof" "$TMP/b.ldprof" >"$TMP/diff" 2>"$TMP/err"
+check "diff of two -f traces" test $? -eq 0
+expect_eq "diff: sh.dynamic after only, 6 execs per run" "- - 6.0" \
+	"$(awk '$1 == "sh.dynamic" { print $2, $3, $4 }' "$TMP/diff")"
+expect_eq "diff: libedit after only" "- -" "$(awk '$1 == "libedit.so.2" { print $2, $3 }' "$TMP/diff")"
+check "diff: the loader before and after" grep -q '^  the loader (exec + load + relocate)  *[0-9.]* [mµu]*s  *[0-9.]* [mµu]*s' "$TMP/diff"
 
 "$LDPROF" compare -f -n 2 --format json -o "$TMP/j" './harness.sh ./sh.static 3' './harness.sh ./sh.dynamic 3' 2>"$TMP/err"
 check "compare -f --format json" test $? -eq 0

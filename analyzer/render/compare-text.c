@@ -123,7 +123,7 @@ static int render_text_compare(FILE *f, void *arg, struct errbuf *err)
 		"timestamp before execve to reaping)\n",
 		c->pairs);
 	if (c->t[0]->follow && c->t[1]->follow) { /* -f: the workloads, not their top processes */
-		render_workload_compare(f, c->t, &st);
+		render_workload_compare(f, c->t, (const char *const[2]){"A", "B"}, &st);
 		return 0;
 	}
 	phase_rows(f, c);

@@ -24,8 +24,13 @@ void render_workload_html(FILE *f, const struct workload *w);
 /* The page's figure: the median run's tree as a timeline, startup shaded (workload-html-svg.c). */
 void html_workload_svg(FILE *f, const struct workload *w);
 
-/* compare -f: both workloads' figures side by side, after compare's ratio (workload-compare.c). */
-void render_workload_compare(FILE *f, const struct trace *const t[2], const struct text_style *st);
+/*
+ * compare -f and diff: both workloads' figures side by side, the sides
+ * named side[0] and side[1] ("A", "B"; "before", "after"), after the
+ * ratio or change of their totals (workload-compare.c).
+ */
+void render_workload_compare(FILE *f, const struct trace *const t[2], const char *const side[2],
+			     const struct text_style *st);
 
 /* Shared by the text renderers: a duration in the unit that suits it ("612.3 us", "1.482 ms"). */
 void wl_fmt_dur(char *buf, size_t n, double us, bool utf8);
