@@ -58,7 +58,8 @@ struct wl_binary {
 	double startup_share;	   /* startup_us_per_run / the workload's median wall time */
 	/*
 	 * Static linking: the verdict's saving per exec (rep.static_saved_us,
-	 * when the model gives one) times its execs with a loader per run.
+	 * when the model gives one) times its execs per run: every exec of a
+	 * dynamic binary pays the loader, recorded or not.
 	 */
 	bool have_static;
 	double static_saved_us_per_run, static_lo_per_run, static_hi_per_run;
