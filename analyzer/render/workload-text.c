@@ -127,19 +127,25 @@ static void binary_line(const struct out *o, const struct workload *w, const str
 	fputc('\n', o->f);
 }
 
+#define BINARIES_SHOWN 25 /* the costliest; the JSON and CSV have every one */
+
 static void binaries(const struct out *o, const struct workload *w)
 {
+	size_t shown = w->nbins < BINARIES_SHOWN ? w->nbins : BINARIES_SHOWN;
 	int width = 6;
 
-	for (size_t i = 0; i < w->nbins; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		int n = (int)strlen(term_safe(wl_short_path(w->t, w->bins[i].path)));
 		width = n > width ? n : width;
 	}
 	fprintf(o->f, "\n  %s%-*s %7s %9s %9s %9s %9s %10s %6s %11s%s\n", DIM(o), width, "binary",
 		"execs", "exec", "load", "relocate", "init", "startup", "share", "static",
 		RESET(o));
-	for (size_t i = 0; i < w->nbins; i++)
+	for (size_t i = 0; i < shown; i++)
 		binary_line(o, w, &w->bins[i], width);
+	if (shown < w->nbins)
+		fprintf(o->f, "  %s... and %zu more binaries (the JSON and CSV have them all)%s\n",
+			DIM(o), w->nbins - shown, RESET(o));
 	fprintf(o->f,
 		"  %s(execs per run; each phase's median per exec; startup: exec to main, summed "
 		"over its execs, per run, and its share of the wall time; static: what linking it "
