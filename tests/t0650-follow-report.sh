@@ -63,6 +63,21 @@ check "the text shows the name escaped" grep -q 'we\\033\[31mird\\nsh' "$TMP/wte
 expect_eq "the JSON keeps the name" 1 \
 	"$(json_eval "$TMP/wj" "sum(1 for b in d['binaries'] if b['path'].endswith('/we\x1b[31mird\nsh'))")"
 
+# 30 binaries and the shell that runs them: the 25 costliest in the text,
+# then how many more; all 31 in the JSON.
+mkdir "$TMP/many"
+i=0
+while [ $i -lt 30 ]; do
+	cp "$FIXTURES/follow-tree/leaf" "$TMP/many/leaf$i"
+	i=$((i + 1))
+done
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never --format json -o "$TMP/mj" \
+	/bin/sh -c 'for f in "$0"/leaf*; do "$f" x; done' "$TMP/many" 2>"$TMP/e"
+expect_eq "31 binaries in the JSON" 31 "$(json_eval "$TMP/mj" "len(d['binaries'])")"
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never \
+	/bin/sh -c 'for f in "$0"/leaf*; do "$f" x; done' "$TMP/many" >"$TMP/mtext" 2>"$TMP/e"
+check "the text: 25 binaries, then the 6 more" grep -q '^  \.\.\. and 6 more binaries' "$TMP/mtext"
+
 # A static top process (no coefficients of its own): its dynamic child still
 # gets the cost model's static-link estimate.
 "$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never "$FIXTURES/follow-shim/static-ls" "$TMP/ls.out" \
