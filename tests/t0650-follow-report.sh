@@ -39,6 +39,10 @@ check "the Chrome trace" test $? -eq 0
 expect_eq "one named track per process, every slice nested in it" ok \
 	"$(python3 "$V" chrome "$TMP/c" 43 2>&1)"
 
+"$LDPROF" run -f -n 2 --format chrome --all-runs -o "$TMP/ca" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
+expect_eq "--all-runs: every run's 43 processes, each a track" ok \
+	"$(python3 "$V" chrome "$TMP/ca" 86 2>&1)"
+
 # Every route of the tree fixture (a fork without exec, an exec chain, an
 # orphan, a static child, a cleared environment): one track each, nested.
 "$LDPROF" run -f -n 1 -w 0 --no-overhead --format json -o "$TMP/tj" "$FIXTURES/follow-tree/tree" "$FIXTURES/follow-tree" 2>"$TMP/e"
