@@ -9,7 +9,8 @@
  *  - never break the program: on any doubt, stop recording and return;
  *  - no stdio, no errno: system calls return -errno in rax, which we keep;
  *  - every record is written only by the process the launcher started
- *    (record.c), so forked children cannot corrupt the record.
+ *    (record.c), so forked children cannot corrupt the record; in follow
+ *    mode (ldprof -f) every process records, each into chunks of its own.
  */
 #include "shim.h"
 #include "shim-elfsym.h"

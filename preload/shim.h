@@ -50,7 +50,7 @@ struct shim_state {
 	uint32_t nobj;
 	int setup_done;
 	int off;	/* recording disabled for this process */
-	int pid;	/* the process that owns the buffer (getpid at setup) */
+	int pid;	/* the process that owns the buffer, or in follow mode its chunks */
 	int tcb_tid_ok; /* glibc's TCB holds our tid: shim_tcb_tid() is usable */
 	int preload;	/* ldprof's preload does the hooks instead */
 	int hooked;	/* hooks installed */

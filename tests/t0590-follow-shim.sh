@@ -90,6 +90,19 @@ expect_eq "tiny buffer: every process ran" 7 "$(wc -l <"$TMP/log4" | tr -d ' ')"
 expect_eq "the workload's fds are as without ldprof" "$(cat "$TMP/plain-fds")" "$(cat "$TMP/fds")"
 expect_eq "ls recorded, its static parent not" "1 0" \
 	"$(grep -c '^proc .*corrupt=0 .*ok=1 first=1' "$TMP/out5") $(field "$(head -n 1 "$TMP/out5")" attached)"
+# Without /proc no process could reopen the buffer: the launcher says so
+# before it runs anything (where a mount namespace of our own can be had).
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c 'umount -l /proc && exec "$@"' sh "$probe" "$tree" leaf "$TMP/log7" \
+		>"$TMP/out7" 2>&1
+	check "no /proc: an error, and the workload never started" \
+		test $? -ne 0 -a ! -e "$TMP/log7"
+	check "no /proc: it says why" grep -q "cannot be reopened by /proc/[0-9]*/fd/[0-9]*: .*-f needs /proc" "$TMP/out7"
+else
+	skip "no /proc: unshare -m is not allowed here"
+	skip "no /proc: it says why"
+fi
+
 # Threads racing for a process's next chunk: one claim is installed, the
 # loser's stays blank, every record lands once and in its thread's order.
 out=$("$FIXTURES/follow-shim/race")

@@ -52,6 +52,11 @@ check "the orphan execs 200 ms after its parent exits ($gap us)" \
 check "the run lasts until the orphan is reaped" \
 	awk -v t="$(json_get "$TMP/j" '["per_run"][0]["total_us"]')" 'BEGIN { exit !(t >= 200000) }'
 
+# One clock: perf's times, mapped to TSC ticks, fall inside the launcher's own
+# window (from its execve timestamp to the last reap) and in causal order.
+expect_eq "every fork, exec and exit inside the run, after its parent's fork, in order" true \
+	"$(q "(lambda total: all(0 <= p['fork_us'] <= p['exit_us'] <= total and (p['parent'] is None or t['processes'][p['parent']]['fork_us'] <= p['fork_us']) for p in t['processes']) and all(t['processes'][[i for i, p in enumerate(t['processes']) if p['pid'] == e['pid']][-1]]['fork_us'] <= e['start_us'] <= e['end_us'] <= total for e in t['execs']))(d['per_run'][0]['total_us'])")"
+
 # The workload's output and status, as without ldprof.
 "$F/tree" "$F" >"$TMP/plain.out" 2>"$TMP/plain.err"
 plain=$?

@@ -19,6 +19,28 @@ static int wake[2] = {-1, -1};
 static volatile sig_atomic_t sigints;
 static volatile sig_atomic_t group;
 static volatile sig_atomic_t suspended;
+/* interrupt_set_extra's: one pointer, so a handler sees the old set or the new one. */
+struct extra_set {
+	const pid_t *pids;
+	size_t n;
+};
+static struct extra_set extra_sets[2];
+static struct extra_set *volatile extra;
+
+/* The run's group (and its leader), then the extra processes. */
+static void signal_all(pid_t g, int sig, bool leader_too)
+{
+	const struct extra_set *x = extra;
+
+	if (g > 0) {
+		kill(-g, sig);
+		if (leader_too)
+			kill(g, sig);
+	}
+	for (size_t i = 0; x && i < x->n; i++)
+		if (x->pids[i] > 0)
+			kill(x->pids[i], sig);
+}
 
 static void wake_up(void)
 {
@@ -44,10 +66,7 @@ static void on_sigint(int sig)
 
 	sigints = sigints + 1;
 	if (sigints > 1) { /* the user insists: no report, no waiting */
-		if (g > 0) {
-			kill(-g, SIGKILL);
-			kill(g, SIGKILL); /* should its leader have left the group */
-		}
+		signal_all(g, SIGKILL, true); /* the leader too, should it have left the group */
 		die_of(sig);
 	}
 	wake_up(); /* the launcher forwards it and starts the grace */
@@ -57,10 +76,7 @@ static void on_sigint(int sig)
 /* SIGTERM, SIGHUP, SIGQUIT: the program's group gets it too, then we go. */
 static void on_fatal(int sig)
 {
-	pid_t g = (pid_t)group;
-
-	if (g > 0)
-		kill(-g, sig);
+	signal_all((pid_t)group, sig, false);
 	die_of(sig);
 }
 
@@ -76,8 +92,7 @@ static void on_tstp(int sig)
 	sigset_t tstp;
 
 	suspended = 1;
-	if (g > 0)
-		kill(-g, sig);
+	signal_all(g, sig, false);
 	sigemptyset(&dfl.sa_mask);
 	sigaction(sig, &dfl, &ours);
 	sigemptyset(&tstp);
@@ -86,8 +101,7 @@ static void on_tstp(int sig)
 	sigprocmask(SIG_UNBLOCK, &tstp, NULL); /* stops here until SIGCONT */
 	sigprocmask(SIG_BLOCK, &tstp, NULL);
 	sigaction(sig, &ours, NULL);
-	if (g > 0)
-		kill(-g, SIGCONT);
+	signal_all(g, SIGCONT, false);
 	errno = saved;
 }
 
@@ -141,6 +155,7 @@ void interrupt_begin(void)
 		return;
 	sigints = 0;
 	group = 0;
+	extra = NULL;
 	if (wake[0] < 0 && pipe2(wake, O_CLOEXEC | O_NONBLOCK))
 		wake[0] = wake[1] = -1; /* poll skips -1: waits still end, on their timeouts */
 	sigprocmask(SIG_SETMASK, NULL, &caller_mask);
@@ -157,6 +172,7 @@ void interrupt_end(void)
 	if (!depth || --depth)
 		return;
 	group = 0;
+	extra = NULL;
 	for (size_t i = 0; i < NTAKEN; i++)
 		if (installed[i])
 			sigaction(taken[i], &caller_action[i], NULL);
@@ -193,6 +209,20 @@ bool interrupt_take_suspended(void)
 void interrupt_set_group(pid_t pgid)
 {
 	group = pgid;
+}
+
+void interrupt_set_extra(const pid_t *pids, size_t n)
+{
+	/* Fill the set no handler can be reading, then switch to it. */
+	struct extra_set *next = extra == &extra_sets[0] ? &extra_sets[1] : &extra_sets[0];
+
+	if (!pids || !n) {
+		extra = NULL;
+		return;
+	}
+	next->pids = pids;
+	next->n = n;
+	extra = next;
 }
 
 void interrupt_restore_caller(void)

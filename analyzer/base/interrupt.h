@@ -18,6 +18,7 @@
 #define LDPROF_INTERRUPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /*
@@ -45,6 +46,13 @@ bool interrupt_take_suspended(void);
 
 /* The process group the signals are passed on to (0: none now). */
 void interrupt_set_group(pid_t pgid);
+
+/*
+ * More processes the signals reach, wherever their group (-f: the live
+ * processes of the tree); NULL or n 0 for none. The handlers read the array
+ * in place: the caller keeps it unchanged until the next call replaces it.
+ */
+void interrupt_set_extra(const pid_t *pids, size_t n);
 
 /* In a forked child: the caller's dispositions and mask, before execve. */
 void interrupt_restore_caller(void);

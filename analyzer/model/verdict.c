@@ -41,6 +41,13 @@ static bool is_libc(const struct trace_object *o)
 	return o->soname && !strncmp(o->soname, "libc.so.", 8);
 }
 
+/*
+ * Advice that would save less than this per exec is left out: no run
+ * resolves a saving that small (a total's CI is microseconds wide), and
+ * one at the edge would come and go with the machine's noise.
+ */
+#define ADVICE_MIN_US 1.0
+
 /* hw: the half-width of the saving's 95% CI, NAN where only the model's point estimate exists. */
 static void add_advice(struct report *rep, double saved, double hw, const char *what,
 		       const char *fmt, ...)
@@ -48,7 +55,7 @@ static void add_advice(struct report *rep, double saved, double hw, const char *
 	struct advice *a;
 	va_list ap;
 
-	if (!(saved > 0.05))
+	if (!(saved >= ADVICE_MIN_US))
 		return;
 	rep->advice = xrealloc(rep->advice, (rep->nadvice + 1) * sizeof *rep->advice);
 	a = &rep->advice[rep->nadvice++];

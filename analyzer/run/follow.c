@@ -19,6 +19,8 @@
 #include "base/tsc.h"
 #include "run/follow-tree.h"
 
+static void unpublish_live(struct follow *f);
+
 /* 256 KiB per ring: drained while the run goes on, so it need not hold a run. */
 #define RING_BYTES_DEFAULT (256u * 1024)
 
@@ -86,6 +88,7 @@ void follow_fini(struct follow *f)
 {
 	if (f->active)
 		follow_abort(f);
+	unpublish_live(f);
 	rings_close(f);
 	records_free(f);
 	free(f->rec);
@@ -427,12 +430,54 @@ static void drain_sigfd(struct follow *f)
 		;
 }
 
-void follow_service(struct follow *f)
+static void drain_all(struct follow *f)
 {
 	for (size_t i = 0; i < f->nring; i++)
 		ring_drain(f, &f->ring[i]);
+}
+
+/*
+ * Tell the signal handlers which processes are alive, so that a second
+ * Ctrl-C, SIGTERM or Ctrl-Z reaches those outside the run's group too.
+ * Rebuilt when records came in; the set the handlers may be reading is
+ * freed only once the other one is published.
+ */
+static void publish_live(struct follow *f)
+{
+	pid_t *live;
+	size_t n;
+
+	if (f->nrec == f->live_nrec && f->live[f->live_cur])
+		return;
+	n = follow_tree_live(f->rec, f->nrec, f->top_reaped ? 0 : f->top, &live);
+	f->live_cur ^= 1;
+	free(f->live[f->live_cur]);
+	f->live[f->live_cur] = live;
+	interrupt_set_extra(live, n);
+	free(f->live[f->live_cur ^ 1]);
+	f->live[f->live_cur ^ 1] = NULL;
+	f->live_nrec = f->nrec;
+}
+
+static void unpublish_live(struct follow *f)
+{
+	interrupt_set_extra(NULL, 0);
+	for (int i = 0; i < 2; i++) {
+		free(f->live[i]);
+		f->live[i] = NULL;
+	}
+	f->live_nrec = 0;
+}
+
+void follow_service(struct follow *f)
+{
+	drain_all(f);
 	drain_sigfd(f);
 	reap_ready(f);
+	/* A reaped process's EXIT was written before it could be reaped. */
+	drain_all(f);
+	if (f->nring)
+		publish_live(f);
 }
 
 bool follow_done(const struct follow *f)
@@ -445,9 +490,8 @@ void follow_signal_live(struct follow *f, int sig)
 	pid_t *live = NULL;
 	size_t n = 0;
 
-	for (size_t i = 0; i < f->nring; i++)
-		ring_drain(f, &f->ring[i]);
-	n = follow_tree_live(f->rec, f->nrec, f->top, &live);
+	drain_all(f);
+	n = follow_tree_live(f->rec, f->nrec, f->top_reaped ? 0 : f->top, &live);
 	for (size_t i = 0; i < n; i++)
 		kill(live[i], sig);
 	free(live);
@@ -481,8 +525,8 @@ struct run_tree *follow_finish(struct follow *f, uint64_t exec_ts, int *top_stat
 	struct follow_clock c;
 	struct run_tree *t;
 
-	for (size_t i = 0; i < f->nring; i++)
-		ring_drain(f, &f->ring[i]);
+	drain_all(f);
+	unpublish_live(f);
 	clock_map(f, &c);
 	rings_close(f);
 	*top_status = 0;
@@ -504,6 +548,7 @@ struct run_tree *follow_finish(struct follow *f, uint64_t exec_ts, int *top_stat
 
 void follow_abort(struct follow *f)
 {
+	unpublish_live(f);
 	rings_close(f);
 	if (f->top > 0 && !f->top_reaped) {
 		kill(f->top, SIGKILL);

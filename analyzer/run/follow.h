@@ -70,6 +70,10 @@ struct follow {
 	char *scratch;		    /* one record that wrapped around the ring */
 	size_t scratch_size;
 	size_t ring_bytes;	    /* data bytes per ring: LDPROF_FOLLOW_RING_KB or a default */
+	/* The live processes, for the signal handlers (interrupt_set_extra): two, in turn. */
+	pid_t *live[2];
+	size_t live_nrec; /* records when the set was last made */
+	unsigned live_cur;
 };
 
 /* Become the subreaper (PR_SET_CHILD_SUBREAPER); nothing is opened yet. */

@@ -118,11 +118,11 @@ static char *prepend(const char *name, const char *ours)
 
 /*
  * environ plus our variables; preload is NULL unless --preload. Follow
- * mode adds a path by which every process reopens the buffer: the fd
+ * mode adds the path by which every process reopens the buffer: the fd
  * itself reaches none of them.
  */
 static char **profiled_env(const char *audit, const char *preload, int fd, size_t bytes,
-			   bool follow)
+			   const char *follow)
 {
 	size_t n = 0, k = 0;
 
@@ -135,8 +135,7 @@ static char **profiled_env(const char *audit, const char *preload, int fd, size_
 	env[k++] = prepend("LD_AUDIT", audit);
 	if ((env[k] = prepend("LD_PRELOAD", preload)))
 		k++;
-	env[k++] = follow ? xasprintf("%s=%d,%zu,/proc/%d/fd/%d", LDPROF_SHM_ENV, fd, bytes,
-				      (int)getpid(), fd)
+	env[k++] = follow ? xasprintf("%s=%d,%zu,%s", LDPROF_SHM_ENV, fd, bytes, follow)
 			  : xasprintf("%s=%d,%zu", LDPROF_SHM_ENV, fd, bytes);
 	return env;
 }
@@ -162,7 +161,7 @@ static void free_env(char **env)
 
 int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf *err)
 {
-	char *audit = NULL, *preload = NULL;
+	char *audit = NULL, *preload = NULL, *follow_path = NULL;
 	int r;
 
 	memset(l, 0, sizeof *l);
@@ -196,13 +195,15 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 			goto out;
 		if (o->symbind && (r = use_symbind_module(&audit, err)))
 			goto out;
+		follow_path = o->follow ? shm_follow_path(&l->shm) : NULL;
 		l->env_profiled = profiled_env(audit, o->preload ? preload : NULL, l->shm.fd,
-					       l->shm.size, o->follow);
+					       l->shm.size, follow_path);
 	}
 	r = 0;
 out:
 	free(audit);
 	free(preload);
+	free(follow_path);
 	if (r)
 		launcher_fini(l);
 	return r;

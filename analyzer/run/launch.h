@@ -5,7 +5,10 @@
  * LD_AUDIT, LD_PRELOAD and LDPROF_SHM are added to its environment (with
  * -f, LDPROF_SHM names the buffer by a path, and its fd stays close-on-exec). Each run
  * is a process group of its own, so that Ctrl-C ends all of it: SIGINT is
- * passed on, and the group is killed after INTERRUPT_GRACE_NS.
+ * passed on, and the group is killed after INTERRUPT_GRACE_NS. With -f
+ * (follow.h) the launched process waits until the perf events are attached,
+ * ldprof is the subreaper, and a run lasts until every process of its tree
+ * is reaped; Ctrl-C and the timeout reach every live process of the tree.
  */
 #ifndef LDPROF_LAUNCH_H
 #define LDPROF_LAUNCH_H

@@ -110,7 +110,23 @@ int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struc
 	s->size = size;
 	s->chunk_size = chunk_size;
 	shm_init_follow_header(s->hdr, size, chunk_size);
-	return 0;
+	/* What every shim will do: without /proc no process could record. */
+	char *path = shm_follow_path(s);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		r = set_err(err, errno, "the record buffer cannot be reopened by %s: %s (-f needs /proc)",
+			    path, strerror(errno));
+		shm_destroy(s);
+	} else {
+		close(fd);
+	}
+	free(path);
+	return r;
+}
+
+char *shm_follow_path(const struct shm_buf *s)
+{
+	return xasprintf("/proc/%d/fd/%d", (int)getpid(), s->fd);
 }
 
 void shm_destroy(struct shm_buf *s)

@@ -46,6 +46,8 @@ int shm_create(struct shm_buf *s, size_t size, struct errbuf *err);
 #define SHM_FOLLOW_BYTES (128u << 20)
 #define SHM_CHUNK_BYTES	 2048u /* a header and 62 records; most execs need one */
 int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struct errbuf *err);
+/* The path every process reopens s by: /proc/<our pid>/fd/<fd> (allocated). */
+char *shm_follow_path(const struct shm_buf *s);
 void shm_destroy(struct shm_buf *s);
 /*
  * Before each run: a new buffer (a new memfd under the same fd number) with

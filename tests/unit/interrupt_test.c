@@ -2,10 +2,12 @@
  * base/interrupt.c: SIGINT is counted across nested scopes, the caller's
  * dispositions and mask come back at the end and in a forked child, an
  * ignored SIGTERM stays ignored, and SIGCHLD is waitable inside a scope
- * even when the caller ignored it.
+ * even when the caller ignored it. SIGTERM reaches the extra pids
+ * (interrupt_set_extra) outside the group, as -f needs for a setsid child.
  */
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,9 +90,48 @@ static void caller_state(void)
 	signal(SIGCHLD, SIG_DFL);
 }
 
+/*
+ * A helper, as ldprof would be, with a sleeper in a session of its own as
+ * its extra pid: SIGTERM ends the helper and reaches the sleeper. The test
+ * is the subreaper, so the orphaned sleeper's status comes back to it.
+ */
+static void extra_pids(void)
+{
+	int p[2], status = 0;
+	pid_t helper, sleeper = -1;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	CHECK(pipe(p) == 0);
+	if ((helper = fork()) == 0) {
+		pid_t s;
+		interrupt_begin();
+		if ((s = fork()) == 0) {
+			setsid();
+			for (;;)
+				pause();
+		}
+		static pid_t extra[1];
+		extra[0] = s;
+		interrupt_set_extra(extra, 1);
+		if (write(p[1], &s, sizeof s) != sizeof s)
+			_exit(2);
+		raise(SIGTERM);
+		_exit(3); /* not reached: SIGTERM ends the helper */
+	}
+	CHECK(read(p[0], &sleeper, sizeof sleeper) == sizeof sleeper);
+	CHECK(waitpid(helper, &status, 0) == helper && WIFSIGNALED(status) &&
+	      WTERMSIG(status) == SIGTERM);
+	CHECK(waitpid(sleeper, &status, 0) == sleeper && WIFSIGNALED(status) &&
+	      WTERMSIG(status) == SIGTERM);
+	close(p[0]);
+	close(p[1]);
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+}
+
 int main(void)
 {
 	nesting_and_request();
 	caller_state();
+	extra_pids();
 	return unit_done("interrupt_test");
 }

@@ -419,6 +419,30 @@ static void bad_version_ts(struct ldprof_shm_header *h)
 	((struct ldprof_record *)(chunk_of(h, 8, 0) + 1))[0].ts = 199;
 }
 
+/* The top's own chunks corrupt: the run keeps its window, none of its records. */
+static void test_top_corrupt(void)
+{
+	struct ldprof_shm_header *h = workload();
+	struct trace t;
+	struct trace_run r = {.reap_ts = 1000};
+	struct errbuf err;
+
+	trace_init(&t, 0, NULL);
+	((struct ldprof_record *)(chunk_of(h, 7, 0) + 1))[2].type = 99;
+	CHECK(shm_decode(h, FSIZE, &window, &t, &r, &err) == -EBADMSG);
+	CHECK(r.nev == 0 && !r.shim_attached && r.shm_flags == TRACE_SHM_CORRUPT && r.exec_ts == 50);
+	/* A static top: no chunks of its pid, and the run is simply without records. */
+	h = (free(h), workload());
+	h->pid = 77;
+	struct shm_expect other = window;
+	other.pid = 77;
+	r = (struct trace_run){.reap_ts = 1000};
+	CHECK(shm_decode(h, FSIZE, &other, &t, &r, &err) == 0);
+	CHECK(r.nev == 0 && !r.shim_attached && r.shm_flags == 0 && r.exec_ts == 50);
+	trace_free(&t);
+	free(h);
+}
+
 static void test_isolation(void)
 {
 	expect_isolated(bad_type, "unknown record type");
@@ -579,6 +603,7 @@ int main(void)
 	test_exec_chain();
 	test_lost();
 	test_isolation();
+	test_top_corrupt();
 	test_blank_and_header();
 	test_fuzz();
 	test_mutations();
