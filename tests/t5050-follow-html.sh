@@ -1,8 +1,9 @@
 #!/bin/sh
 # The -f HTML page in a real browser (headless Chromium): the median run's
 # tree drawn as a timeline, one row per process of that run, one shaded
-# startup per recorded exec, one table row per binary and per library, all
-# from the same saved trace as the JSON they are checked against.
+# startup per recorded exec, one table row per binary and per library, the
+# three costliest binaries in a sentence each, all from the same saved
+# trace as the JSON they are checked against.
 . "$(dirname "$0")/lib.sh"
 
 browser=${LDPROF_BROWSER:-}
@@ -51,6 +52,8 @@ class Count(HTMLParser):
             self.n["startup"] += 1
         if tag == "tr" and self.section:
             self.n["rows"][self.section] = self.n["rows"].get(self.section, 0) + 1
+        if tag == "li" and self.section == "binaries":
+            self.n["verdicts"] = self.n.get("verdicts", 0) + 1
 
 c = Count()
 c.feed(open(sys.argv[1]).read())
@@ -60,15 +63,18 @@ print(c.n["proc"], len(run["processes"]))
 print(c.n["startup"], sum(1 for e in run["execs"] if e["startup_us"] is not None))
 print(c.n["rows"].get("binaries", 0) - 1, len(d["binaries"]))
 print(c.n["rows"].get("libraries", 0) - 1, len(d["libraries"]))
+print(c.n.get("verdicts", 0), min(3, sum(1 for b in d["binaries"] if b["dynamic"] and b["execs_analyzed"])))
 PY
 {
 	read -r drawn procs
 	read -r shaded recorded
 	read -r binrows bins
 	read -r librows libs
+	read -r said costliest
 } <"$TMP/counts"
 expect_eq "one timeline row per process of the median run" "$procs" "$drawn"
 expect_eq "one shaded startup per recorded exec" "$recorded" "$shaded"
 expect_eq "one table row per binary" "$bins" "$binrows"
 expect_eq "one table row per library" "$libs" "$librows"
+expect_eq "the costliest dynamic binaries said in a sentence each" "$costliest" "$said"
 done_testing

@@ -89,6 +89,36 @@ static void header(FILE *f, const struct workload *w)
 	fputs("</header>\n", f);
 }
 
+/* The costliest dynamic binaries in a sentence each, as the text report says them. */
+static void verdicts(FILE *f, const struct workload *w)
+{
+	size_t shown = 0;
+	char each[32], st[32], save[32];
+
+	for (size_t i = 0; i < w->nbins && shown < 3; i++) {
+		const struct wl_binary *b = &w->bins[i];
+		if (!b->dynamic || !b->analyzed)
+			continue;
+		fputs(shown++ ? "<li><b>" : "<ul class=\"verdicts\">\n<li><b>", f);
+		html_text(f, wl_short_path(w->t, b->path));
+		html_dur(each, sizeof each,
+			 b->loader_us_per_run * (double)w->runs / (double)b->analyzed);
+		html_dur(st, sizeof st, b->startup_us_per_run);
+		fprintf(f,
+			"</b>: %.0f %s, %s each in the loader on average, %s of startup per run "
+			"(%.1f%% of the workload)",
+			b->execs_per_run, b->execs_per_run == 1 ? "exec" : "execs", each, st,
+			100 * b->startup_share);
+		if (b->have_static) {
+			html_dur(save, sizeof save, b->static_saved_us_per_run);
+			fprintf(f, "; static linking would save &asymp; %s", save);
+		}
+		fputs("</li>\n", f);
+	}
+	if (shown)
+		fputs("</ul>\n", f);
+}
+
 static void binaries(FILE *f, const struct workload *w)
 {
 	fputs("<section id=\"binaries\"><h2>Per binary</h2>\n<table><thead><tr><th>binary</th>"
@@ -109,8 +139,10 @@ static void binaries(FILE *f, const struct workload *w)
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table>\n<p class=\"hint\">Phases: medians per exec over the recorded "
-	      "execs. Startup: exec to main, summed over a binary's execs per run.</p></section>\n",
+	      "execs. Startup: exec to main, summed over a binary's execs per run.</p>\n",
 	      f);
+	verdicts(f, w);
+	fputs("</section>\n", f);
 }
 
 static void libraries(FILE *f, const struct workload *w)
