@@ -125,9 +125,10 @@ static void metadata(const struct chrome *c, int pid, const char *what, const ch
 	fputs("}}", c->f);
 }
 
+/* The image p runs: its last exec's, or its nearest executing ancestor's (parents come first). */
 static const char *image(const struct run_tree *tr, size_t p)
 {
-	for (; p < tr->nproc; p = tr->proc[p].parent)
+	for (size_t hops = 0; p < tr->nproc && hops <= tr->nproc; p = tr->proc[p].parent, hops++)
 		if (tr->proc[p].nexec)
 			return path_basename(tr->proc[p].exec[tr->proc[p].nexec - 1].path
 						     ? tr->proc[p].exec[tr->proc[p].nexec - 1].path

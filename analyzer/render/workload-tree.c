@@ -59,7 +59,8 @@ static const char *forked_image(const struct tree_out *o, size_t p)
 {
 	uint32_t parent = o->tr->proc[p].parent;
 
-	while (parent != TREE_NO_PROC && parent < o->tr->nproc) {
+	/* Bounded: a parent comes before its child (tree.h), but never trust a loop. */
+	for (size_t hops = 0; parent < o->tr->nproc && hops <= o->tr->nproc; hops++) {
 		const struct tree_proc *pp = &o->tr->proc[parent];
 		if (pp->nexec)
 			return pp->exec[pp->nexec - 1].path;
