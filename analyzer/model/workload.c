@@ -397,6 +397,13 @@ static void add_notes(struct workload *w)
 			     !b->have_features ? "the cost model could not replay it"
 					       : "the model does not apply to its records");
 	}
+	if (trace_fails_only_profiled(w->t))
+		note(w,
+		     "the profiled runs end otherwise than the plain runs: the workload fails only "
+		     "under ldprof (LD_AUDIT in every child)%s%s%s",
+		     w->t->profiled_failure ? "; ld.so said: \"" : "",
+		     w->t->profiled_failure ? w->t->profiled_failure : "",
+		     w->t->profiled_failure ? "\"" : "");
 	if (w->treeless_runs)
 		note(w, "%zu profiled %s no process tree and %s left out", w->treeless_runs,
 		     w->treeless_runs == 1 ? "run has" : "runs have",

@@ -307,6 +307,22 @@ static void test_lost(void)
 	trace_free(&t);
 }
 
+/* The profiled runs fail, the plain ones do not: said. */
+static void test_fails_profiled(void)
+{
+	struct trace t;
+	struct workload w;
+
+	follow_trace(&t);
+	for (size_t i = 0; i < t.nrun; i++)
+		if (t.run[i].profiled)
+			t.run[i].wait_status = 127 << 8;
+	workload_build(&t, &w);
+	CHECK(has_note(&w, "the workload fails only under ldprof"));
+	workload_free(&w);
+	trace_free(&t);
+}
+
 /* A profiled run whose tree was lost (a cut trace file): left out, and said. */
 static void test_treeless(void)
 {
@@ -374,5 +390,6 @@ int main(void)
 	test_same_file();
 	test_lost();
 	test_treeless();
+	test_fails_profiled();
 	return unit_done("workload");
 }
