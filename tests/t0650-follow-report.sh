@@ -54,6 +54,10 @@ expect_eq "the tree fixture: one named track per process, every slice nested" ok
 check "the CSV" test $? -eq 0
 expect_eq "one CSV row per exec" ok "$(python3 "$V" csv "$TMP/csv" "$TMP/j" 2>&1)"
 
+"$LDPROF" run -f --format folded ./harness.sh ./sh.dynamic 2 >"$TMP/fo" 2>"$TMP/fe"
+expect_eq "-f --format folded: refused before any run, exit 2" "2 0" "$? $(wc -c <"$TMP/fo")"
+check "... saying why" grep -q '^ldprof: --format folded: not available with -f' "$TMP/fe"
+
 # A child whose name holds a newline and an escape sequence: the text shows
 # it escaped (no control character reaches the terminal), the JSON keeps it.
 weird=$(printf '%s/we\033[31mird\nsh' "$TMP")
