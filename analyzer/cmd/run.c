@@ -39,6 +39,10 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	profile_opts_defaults(&p);
 	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
+	if (p.follow && out.format == OUT_FOLDED) { /* said before the runs, not after */
+		error_msg("--format folded: not available with -f (use chrome or json)");
+		return EXIT_USAGE;
+	}
 	r = model_profile_program(&p, argc - first, argv + first, &t);
 	if (r == EXIT_OK) {
 		report_build(&t, &rep);

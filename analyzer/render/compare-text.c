@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "render/output.h"
 #include "render/render.h"
+#include "render/workload-render.h"
 
 struct job {
 	const struct out_opts *o;
@@ -121,6 +122,10 @@ static int render_text_compare(FILE *f, void *arg, struct errbuf *err)
 		"  (medians of %zu plain runs of each, interleaved A B A B; timed from the last "
 		"timestamp before execve to reaping)\n",
 		c->pairs);
+	if (c->t[0]->follow && c->t[1]->follow) { /* -f: the workloads, not their top processes */
+		render_workload_compare(f, c->t, (const char *const[2]){"A", "B"}, &st);
+		return 0;
+	}
 	phase_rows(f, c);
 	only_rows(f, c);
 	return 0;
@@ -171,6 +176,18 @@ static void json_only(struct json *j, const struct compare *c, int side, const c
 	json_arr_close(j);
 }
 
+static void json_workloads(struct json *j, const struct compare *c)
+{
+	static const char *const keys[2] = {"workload_a", "workload_b"};
+	struct workload w;
+
+	for (int s = 0; s < 2; s++) {
+		workload_build(c->t[s], &w);
+		render_workload_json_obj(j, keys[s], &w);
+		workload_free(&w);
+	}
+}
+
 static int render_json_compare(FILE *f, void *arg, struct errbuf *err)
 {
 	const struct compare *c = ((const struct job *)arg)->c;
@@ -193,6 +210,8 @@ static int render_json_compare(FILE *f, void *arg, struct errbuf *err)
 	json_phases(&j, c);
 	json_only(&j, c, 0, "only_a");
 	json_only(&j, c, 1, "only_b");
+	if (c->t[0]->follow && c->t[1]->follow) /* -f: each side's whole workload */
+		json_workloads(&j, c);
 	json_obj_close(&j);
 	json_end(&j);
 	return 0;

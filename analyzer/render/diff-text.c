@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "model/timeline.h"
 #include "base/version.h"
+#include "render/workload-render.h"
 
 /* A number right-aligned in 10 columns, "-" for NaN. */
 static void cell(struct sbuf *sb, double v, const char *fmt)
@@ -84,6 +85,17 @@ void diff_render_text(FILE *f, const struct diff *d, const char *const names[2])
 	fprintf(f, "\n  %-24s%10s%10s%10s %-11s %s\n", "", "before", "after", "change", "",
 		"95% CI");
 	row(f, "total", &d->total, "");
+	if (d->rep[0]->t->follow && d->rep[1]->t->follow) { /* -f: the workloads, not their tops */
+		struct text_style st;
+		text_style_for(f, "never", &st);
+		fputs("  (us, medians; * significant: the 95% CI of the change excludes 0)\n", f);
+		render_workload_compare(f, (const struct trace *const[2]){d->rep[0]->t, d->rep[1]->t},
+					(const char *const[2]){"before", "after"}, &st);
+		for (size_t i = 0; i < d->nnotes; i++)
+			fprintf(f, "  note: %s\n", term_clean(d->notes[i]));
+		verdict(f, d);
+		return;
+	}
 	if (d->phases) {
 		fputs("\n  phase\n", f);
 		for (int p = 0; p < PH_COUNT; p++)

@@ -1,0 +1,107 @@
+#!/bin/sh
+# The workload report of ldprof -f on the 2003 harness (samples/harness.sh
+# ./sh.dynamic 20): the text names 21 execs of sh.dynamic and of expr per
+# run and collapses them in the tree; the JSON is strict and every summary
+# figure agrees with its own per-exec data; the Chrome trace has one
+# named track per process with every slice nested; the CSV one row per
+# exec. With the shim's per-exec records, the loader time of sh.dynamic
+# inside the harness is within 25% of a lone `ldprof run` of it.
+. "$(dirname "$0")/lib.sh"
+
+V=$TOP/tests/t0650-validate.py
+cd "$TOP/samples" || exit 1
+
+"$LDPROF" run -f -n 3 --color=never ./harness.sh ./sh.dynamic 20 >"$TMP/text" 2>"$TMP/e"
+check "ldprof run -f prints the workload report" test $? -eq 0
+expect_eq "per binary: 21 execs of sh.dynamic per run" 1 \
+	"$(grep -c '^  sh\.dynamic  *21\.0 ' "$TMP/text")"
+expect_eq "per binary: 21 execs of expr per run" 1 \
+	"$(grep -c '^  /usr/bin/expr  *21\.0 \|^  /bin/expr  *21\.0 ' "$TMP/text")"
+expect_eq "the tree collapses the 21 sh.dynamic siblings" 1 \
+	"$(grep -c 'sh\.dynamic[^ ]* .*\(×\|x\) 21  \[1 exec' "$TMP/text")"
+expect_eq "expr's siblings ran with other arguments each: named by their image" 1 \
+	"$(grep -c '\(─\|-\) expr \(×\|x\) 21  \[1 exec' "$TMP/text")"
+check "the costliest binaries said in a sentence" \
+	grep -q '^  sh\.dynamic: 21 execs, .* each in the loader on average, .* of startup per run (.*% of the workload); static linking would save' "$TMP/text"
+check "the loader's share is stated" grep -q '^  the loader .* per run: .*% of the wall time, .*% of the CPU time$' "$TMP/text"
+check "the overhead against plain runs is stated" grep -q 'overhead of following and recording: .* against 3 plain runs' "$TMP/text"
+
+"$LDPROF" run -f -n 3 --format json -o "$TMP/j" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
+check "the JSON" test $? -eq 0
+expect_eq "the figures agree with the per-exec data (strict JSON)" ok "$(python3 "$V" figures "$TMP/j" 2>&1)"
+expect_eq "21 execs of sh.dynamic and 21 of expr per run" "21.0 21.0" \
+	"$(json_eval "$TMP/j" "' '.join('%.1f' % b['execs_per_run'] for b in d['binaries'] if b['path'].endswith(('/samples/sh.dynamic', '/expr')))")"
+expect_eq "43 execs per run, each in one binary" "43 43" \
+	"$(json_eval "$TMP/j" "'%d %d' % (d['workload']['execs']['median'], sum(b['execs'] for b in d['binaries']) / d['runs'])")"
+
+"$LDPROF" run -f -n 2 --format chrome -o "$TMP/c" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
+check "the Chrome trace" test $? -eq 0
+expect_eq "one named track per process, every slice nested in it" ok \
+	"$(python3 "$V" chrome "$TMP/c" 43 2>&1)"
+
+"$LDPROF" run -f -n 2 --format chrome --all-runs -o "$TMP/ca" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
+expect_eq "--all-runs: every run's 43 processes, each a track" ok \
+	"$(python3 "$V" chrome "$TMP/ca" 86 2>&1)"
+
+# Every route of the tree fixture (a fork without exec, an exec chain, an
+# orphan, a static child, a cleared environment): one track each, nested.
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --format json -o "$TMP/tj" "$FIXTURES/follow-tree/tree" "$FIXTURES/follow-tree" 2>"$TMP/e"
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --format chrome -o "$TMP/tc" "$FIXTURES/follow-tree/tree" "$FIXTURES/follow-tree" 2>"$TMP/e"
+expect_eq "the tree fixture: one named track per process, every slice nested" ok \
+	"$(python3 "$V" chrome "$TMP/tc" "$(json_eval "$TMP/tj" "len(d['per_run'][0]['tree']['processes'])")" 2>&1)"
+
+"$LDPROF" run -f -n 3 --format csv -o "$TMP/csv" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
+check "the CSV" test $? -eq 0
+expect_eq "one CSV row per exec" ok "$(python3 "$V" csv "$TMP/csv" "$TMP/j" 2>&1)"
+
+"$LDPROF" run -f --format folded ./harness.sh ./sh.dynamic 2 >"$TMP/fo" 2>"$TMP/fe"
+expect_eq "-f --format folded: refused before any run, exit 2" "2 0" "$? $(wc -c <"$TMP/fo")"
+check "... saying why" grep -q '^ldprof: --format folded: not available with -f' "$TMP/fe"
+
+# A child whose name holds a newline and an escape sequence: the text shows
+# it escaped (no control character reaches the terminal), the JSON keeps it.
+weird=$(printf '%s/we\033[31mird\nsh' "$TMP")
+cp ./sh.dynamic "$weird"
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never /bin/sh -c '"$0" ./foo' "$weird" >"$TMP/wtext" 2>"$TMP/e"
+check "a child with a control character in its name" test $? -eq 0
+expect_eq "the text holds no control character but newlines" 0 \
+	"$(tr -d '\n' <"$TMP/wtext" | LC_ALL=C grep -c '[[:cntrl:]]')"
+check "the text shows the name escaped" grep -q 'we\\033\[31mird\\nsh' "$TMP/wtext"
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --format json -o "$TMP/wj" /bin/sh -c '"$0" ./foo' "$weird" 2>"$TMP/e"
+expect_eq "the JSON keeps the name" 1 \
+	"$(json_eval "$TMP/wj" "sum(1 for b in d['binaries'] if b['path'].endswith('/we\x1b[31mird\nsh'))")"
+
+# 30 binaries and the shell that runs them: the 25 costliest in the text,
+# then how many more; all 31 in the JSON.
+mkdir "$TMP/many"
+i=0
+while [ $i -lt 30 ]; do
+	cp "$FIXTURES/follow-tree/leaf" "$TMP/many/leaf$i"
+	i=$((i + 1))
+done
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never --format json -o "$TMP/mj" \
+	/bin/sh -c 'for f in "$0"/leaf*; do "$f" x; done' "$TMP/many" 2>"$TMP/e"
+expect_eq "31 binaries in the JSON" 31 "$(json_eval "$TMP/mj" "len(d['binaries'])")"
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never \
+	/bin/sh -c 'for f in "$0"/leaf*; do "$f" x; done' "$TMP/many" >"$TMP/mtext" 2>"$TMP/e"
+check "the text: 25 binaries, then the 6 more" grep -q '^  \.\.\. and 6 more binaries' "$TMP/mtext"
+
+# A static top process (no coefficients of its own): its dynamic child still
+# gets the cost model's static-link estimate.
+"$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never "$FIXTURES/follow-shim/static-ls" "$TMP/ls.out" \
+	>"$TMP/stext" 2>"$TMP/e"
+check "under a static top, ls gets a static-link estimate" \
+	grep -q '^  \(/usr\)\{0,1\}/bin/ls: 1 exec, .*; static linking would save' "$TMP/stext"
+
+# The loader (exec + load + relocate) of sh.dynamic per exec, inside the
+# harness and alone: the same binary on the same machine.
+recorded=$(json_eval "$TMP/j" "sum(1 for r in d['per_run'] for e in r['tree']['execs'] if e['path'].endswith('/samples/sh.dynamic') and e['phases_us'])")
+if [ "$recorded" -gt 0 ]; then
+	inside=$(json_eval "$TMP/j" "[sum(b['phases_per_exec_us'][p]['median'] for p in ('exec', 'load', 'relocate')) for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
+	"$LDPROF" run -n 31 --format json -o "$TMP/alone" ./sh.dynamic ./foo 2>"$TMP/e"
+	alone=$(json_eval "$TMP/alone" "sum(p['median_us'] for p in d['phases'] if p['name'] in ('exec', 'load', 'relocate'))")
+	within "sh.dynamic's loader per exec inside the harness and alone" "$inside" "$alone" 0.25
+else
+	skip "no per-exec records of sh.dynamic (the shim's records are not joined to the tree)"
+fi
+done_testing
