@@ -16,8 +16,8 @@ ANALYZER_LIBS     = $(shell $(PKG_CONFIG) --libs $(ANALYZER_PKGS)) -lm
 
 # Everything but main.c, so unit tests link against the same code. One
 # folder per layer: base, elf, ldso, run, model, render, cmd.
-ANALYZER_LAYERS   := base elf ldso run model render cmd
-ANALYZER_LIB_SRCS := $(foreach l,$(ANALYZER_LAYERS),$(wildcard analyzer/$(l)/*.c))
+ANALYZER_LAYERS   := base elf ldso trace run model render cmd
+ANALYZER_LIB_SRCS := $(foreach l,$(ANALYZER_LAYERS),$(wildcard analyzer/$(l)/*.c analyzer/$(l)/*/*.c))
 ANALYZER_LIB_OBJS := $(ANALYZER_LIB_SRCS:%.c=$(B)/%.o)
 ANALYZER_LIB      := $(B)/libldprof.a
 

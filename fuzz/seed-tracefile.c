@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 
-#include "run/tracefile.h"
+#include "trace/tracefile.h"
 
 static void die(const char *what)
 {

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "base/textsafe.h"
+#include "base/out/textsafe.h"
 #include "base/util.h"
 
 /* One line on stderr; the names in it may hold anything, so it is escaped for the terminal. */

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include "model/calibrate.h"
-#include "base/outpath.h"
+#include "base/out/outpath.h"
 #include "cmd/commands.h"
 #include "cmd/options.h"
-#include "base/json.h"
+#include "base/out/json.h"
 #include "model/model.h"
 
 const char usage_calibrate[] =

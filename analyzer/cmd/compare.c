@@ -8,7 +8,7 @@
 #include "cmd/commands.h"
 #include "model/compare.h"
 #include "model/model.h"
-#include "base/json.h"
+#include "base/out/json.h"
 #include "cmd/common-options.h"
 #include "render/render.h"
 #include "base/words.h"

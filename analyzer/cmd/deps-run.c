@@ -14,7 +14,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/deps-run.h"
-#include "base/json.h"
+#include "base/out/json.h"
 
 struct pool {
 	struct ldenv *env;

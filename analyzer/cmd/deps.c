@@ -9,7 +9,7 @@
 #include "cmd/common-options.h"
 #include "cmd/deps-run.h"
 #include "model/deps-report.h"
-#include "base/json.h"
+#include "base/out/json.h"
 
 const char usage_deps[] =
 	"usage: ldprof deps [OPTIONS] FILE...\n"

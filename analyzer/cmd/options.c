@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/outpath.h"
+#include "base/out/outpath.h"
 #include "cmd/commands.h"
 #include "cmd/common-options.h"
 #include "render/output.h"

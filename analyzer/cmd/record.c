@@ -7,8 +7,8 @@
 #include "cmd/commands.h"
 #include "cmd/common-options.h"
 #include "model/model.h"
-#include "run/machine.h"
-#include "run/tracefile.h"
+#include "trace/machine.h"
+#include "trace/tracefile.h"
 
 extern char **environ;
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/textsafe.h"
+#include "base/out/textsafe.h"
 #include "cmd/commands.h"
 #include "cmd/common-options.h"
 #include "model/saved.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "base/stats.h"
-#include "run/trace.h"
+#include "trace/trace.h"
 
 enum phase { PH_EXEC, PH_LOAD, PH_RELOCATE, PH_INIT, PH_MAIN, PH_EXIT, PH_COUNT };
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/model-coefs.h"
+#include "trace/model-coefs.h"
 #include "base/util.h"
 
 enum audit_kind { AK_DYNAMIC, AK_STATIC, AK_ERROR };

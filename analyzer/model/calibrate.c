@@ -20,7 +20,7 @@
 
 #include "base/interrupt.h"
 #include "model/compare.h"
-#include "run/machine.h"
+#include "trace/machine.h"
 #include "model/model.h"
 #include "base/nnls.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "model/model-coefs.h"
+#include "trace/model-coefs.h"
 #include "run/profile.h"
 
 struct calib_opts {

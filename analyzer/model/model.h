@@ -7,8 +7,8 @@
 #ifndef LDPROF_MODEL_H
 #define LDPROF_MODEL_H
 
-#include "model/model-coefs.h"
-#include "run/trace.h"
+#include "trace/model-coefs.h"
+#include "trace/trace.h"
 #include "base/util.h"
 
 /*

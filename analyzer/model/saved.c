@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "run/machine.h"
+#include "trace/machine.h"
 
 int saved_trace_open(const char *path, struct trace *t, struct tracefile_info *info,
 		     struct report *rep, struct errbuf *err)

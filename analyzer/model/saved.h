@@ -7,7 +7,7 @@
 #define LDPROF_SAVED_H
 
 #include "model/analyze.h"
-#include "run/tracefile.h"
+#include "trace/tracefile.h"
 
 /*
  * Read path into t and build rep from it. Errors are "PATH: WHY" with

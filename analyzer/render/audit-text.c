@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/textsafe.h"
+#include "base/out/textsafe.h"
 #include "model/audit.h"
-#include "base/json.h"
+#include "base/out/json.h"
 #include "render/output.h"
 
 struct job {

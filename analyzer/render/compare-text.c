@@ -4,12 +4,12 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "base/textsafe.h"
+#include "base/out/textsafe.h"
 #include "model/compare.h"
-#include "base/json.h"
+#include "base/out/json.h"
 #include "render/output.h"
 #include "render/render.h"
-#include "render/workload-render.h"
+#include "render/workload/workload-render.h"
 
 struct job {
 	const struct out_opts *o;

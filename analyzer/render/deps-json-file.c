@@ -4,7 +4,7 @@
  * binding (deps-json.c writes the objects).
  */
 #include "model/deps-report.h"
-#include "base/json.h"
+#include "base/out/json.h"
 
 void deps_json_object(struct json *j, const struct deps_report *r, size_t k);
 void json_obj_ref(struct json *j, const char *key, const struct deps_report *r, int obj);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/deps-report.h"
-#include "base/json.h"
+#include "base/out/json.h"
 
 static void json_u(struct json *j, const char *key, uint64_t v)
 {

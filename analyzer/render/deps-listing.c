@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/textsafe.h"
+#include "base/out/textsafe.h"
 #include "model/deps-report.h"
 
 struct line {

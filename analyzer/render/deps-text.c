@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/textsafe.h"
+#include "base/out/textsafe.h"
 #include "model/deps-report.h"
 
 static const char *short_name(const struct dso *d)

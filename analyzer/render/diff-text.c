@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/textsafe.h"
+#include "base/out/textsafe.h"
 #include "model/diff.h"
-#include "base/json.h"
+#include "base/out/json.h"
 #include "model/timeline.h"
 #include "base/version.h"
-#include "render/workload-render.h"
+#include "render/workload/workload-render.h"
 
 /* A number right-aligned in 10 columns, "-" for NaN. */
 static void cell(struct sbuf *sb, double v, const char *fmt)

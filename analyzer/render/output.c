@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "render/render.h"
-#include "render/workload-render.h"
+#include "render/workload/workload-render.h"
 
 const char *const out_format_names[] = {
 	[OUT_TEXT] = "text",	       [OUT_JSON] = "json",	[OUT_CSV] = "csv",

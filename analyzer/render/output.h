@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "model/analyze.h"
-#include "base/csv.h" /* csv_field, for the CSV renderers */
+#include "base/out/csv.h" /* csv_field, for the CSV renderers */
 #include "base/util.h"
 
 enum out_format {

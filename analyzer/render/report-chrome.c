@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "base/json.h"
+#include "base/out/json.h"
 #include "render/render.h"
 #include "model/timeline.h"
 #include "base/version.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "base/json.h"
+#include "base/out/json.h"
 #include "render/render.h"
 #include "model/timeline.h"
 

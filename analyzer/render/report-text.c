@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/textsafe.h"
+#include "base/out/textsafe.h"
 #include "render/render.h"
 #include "model/timeline.h"
 

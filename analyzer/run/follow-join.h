@@ -9,7 +9,7 @@
 #define LDPROF_FOLLOW_JOIN_H
 
 #include "run/shm.h"
-#include "run/tree.h"
+#include "trace/tree.h"
 
 /*
  * Move each process image's records, argv and CPU into its exec in t

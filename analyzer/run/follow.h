@@ -26,7 +26,7 @@
 #include <sys/types.h>
 
 #include "base/util.h"
-#include "run/tree.h"
+#include "trace/tree.h"
 
 /* One task record, decoded from a ring. */
 struct follow_rec {

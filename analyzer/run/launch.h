@@ -18,7 +18,7 @@
 #include "run/follow.h"
 #include "run/shm.h"
 #include "run/terminal.h"
-#include "run/trace.h"
+#include "trace/trace.h"
 #include "base/util.h"
 
 struct launcher {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "run/runner.h"
-#include "run/trace.h"
+#include "trace/trace.h"
 
 struct profile_opts {
 	struct run_plan plan;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "run/launch.h"
-#include "run/trace.h"
+#include "trace/trace.h"
 
 struct run_plan {
 	unsigned long runs;   /* fixed number of counted runs, or 0: adaptive */

@@ -1,6 +1,6 @@
 /*
  * The launcher's side of the shared-memory record buffer (format in
- * preload/ldprof-record.h and docs/record-format.md): create it, reset it
+ * preload/include/ldprof-record.h and docs/record-format.md): create it, reset it
  * before each run, and decode it into a trace run afterwards.
  */
 #ifndef LDPROF_SHM_H
@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "ldprof-record.h"
-#include "run/trace.h"
+#include "trace/trace.h"
 #include "base/util.h"
 
 /*

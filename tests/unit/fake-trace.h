@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ldprof-record.h"
-#include "run/trace.h"
+#include "trace/trace.h"
 
 struct fake_opts {
 	size_t runs;	/* profiled runs; as many plain ones are interleaved */

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "base/outpath.h"
+#include "base/out/outpath.h"
 
 static char dir[] = "/tmp/outpath-test.XXXXXX";
 

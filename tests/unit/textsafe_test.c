@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/json.h"
-#include "base/textsafe.h"
+#include "base/out/json.h"
+#include "base/out/textsafe.h"
 #include "unit.h"
 
 static char *json_of(const char *s)

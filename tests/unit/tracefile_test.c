@@ -16,7 +16,7 @@
 
 #include "fake-trace.h"
 #include "render/render.h"
-#include "run/tracefile.h"
+#include "trace/tracefile.h"
 #include "unit.h"
 
 /* The JSON report of t, as a string. */

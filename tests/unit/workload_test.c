@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fake-trace.h"
-#include "model/workload.h"
+#include "model/workload/workload.h"
 #include "unit.h"
 
 enum { O_EXE, O_LDSO, O_VDSO, O_LIBA, O_LIBB };

@@ -1,0 +1,151 @@
+/*
+ * The in-memory trace: what `run` records before it analyzes anything, and
+ * what `record`/`report` will write to and read from disk. A trace is a
+ * list of runs, each a list of events, plus the facts about each object.
+ */
+#ifndef LDPROF_TRACE_H
+#define LDPROF_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf/elfobj.h"
+#include "trace/model-coefs.h"
+#include "trace/tree.h"
+
+#define TRACE_NO_OBJ UINT32_MAX
+
+/*
+ * In trace_run.shm_flags, set by the reader (never by the shim, whose
+ * flags are the low bits): the run's shim data failed validation and was
+ * dropped (shm_validate). The run's wall time is still real.
+ */
+#define TRACE_SHM_CORRUPT (1u << 31)
+
+enum obj_role {
+	ROLE_EXECUTABLE,
+	ROLE_LOADER, /* ld.so */
+	ROLE_VDSO,
+	ROLE_LIBRARY,
+	ROLE_SHIM, /* ldprof's own preload */
+};
+
+struct trace_object {
+	char *path; /* as ld.so named it; the program's path for the executable */
+	enum obj_role role;
+	bool dlopened;	   /* opened after startup (dlopen) */
+	bool untimed_seen; /* a run could not trampoline its constructors */
+	/* From the ELF file (elfobj), when it could be read. */
+	bool have_facts;
+	char *soname;
+	struct reloc_counts relocs;
+	uint32_t init_funcs, fini_funcs;
+	bool bind_now;
+	char *facts_error;
+	/*
+	 * The file's identity when it ran (record), so that report can tell a
+	 * binary that changed on disk since: build-id, else size and mtime.
+	 */
+	char *build_id; /* NT_GNU_BUILD_ID in lower-case hex; NULL if none */
+	bool have_stat;
+	uint64_t file_size;
+	int64_t mtime_ns;
+	/* The analyzer's counts for the relocation cost model (model.c). */
+	bool have_feat;
+	double feat[MODEL_NFEAT];
+	struct advice_facts advice;
+};
+
+struct trace_event {
+	uint64_t ts;
+	uint16_t type; /* enum ldprof_rec_type */
+	uint32_t obj;  /* index into trace.obj, or TRACE_NO_OBJ */
+	uint32_t u32;
+	uint64_t a, b;
+};
+
+struct run_usage {
+	long minflt, majflt, maxrss_kb;
+	double utime_us, stime_us;
+};
+
+struct trace_run {
+	bool profiled; /* started with the shim */
+	bool warmup;
+	uint64_t exec_ts, reap_ts;
+	int wait_status;
+	bool timed_out;
+	struct run_usage usage;
+	uint32_t shm_flags;
+	bool shim_attached; /* the shim claimed the buffer */
+	struct trace_event *ev;
+	size_t nev, cap;
+	/* With -f: every process of the workload in this run; NULL otherwise. */
+	struct run_tree *tree;
+};
+
+struct trace {
+	char **argv; /* the command as given */
+	int argc;
+	char *program;	/* the file executed */
+	char *elf_path; /* the ELF that runs: the program, or a script's interpreter */
+	enum elf_kind kind;
+	bool is_static;
+	double tsc_hz;
+	bool interrupted;	  /* SIGINT ended the runs early */
+	bool follow;		  /* -f: each run carries its process tree */
+	char *profiled_failure;	  /* what only the failing profiled runs print (ld.so's message) */
+	struct trace_object *obj; /* in order of first appearance */
+	size_t nobj, capobj;
+	struct trace_run *run;
+	size_t nrun, caprun;
+	/* Where and how it was recorded (record/report); NULL when unknown. */
+	struct trace_machine {
+		char *hostname, *kernel, *kernel_version, *arch, *glibc, *cpu_model;
+		unsigned ncpus;
+	} machine;
+	char **env; /* the variables that change ld.so's work: LD_*=..., GLIBC_TUNABLES */
+	size_t nenv;
+	char *cwd;		  /* relative paths are relative to it */
+	int64_t recorded_at;	  /* Unix time in seconds; 0 when unknown */
+	char *ldprof_version;	  /* of the ldprof that recorded the trace */
+	struct model_coefs model; /* the calibration the report uses */
+};
+
+void trace_init(struct trace *t, int argc, char **argv);
+void trace_free(struct trace *t);
+/* The object with this path, created on first use. */
+uint32_t trace_intern(struct trace *t, const char *path);
+struct trace_run *trace_add_run(struct trace *t);
+void trace_add_event(struct trace_run *r, const struct trace_event *e);
+/* Read each object's ELF facts once; unreadable ones keep facts_error. */
+void trace_load_facts(struct trace *t);
+
+double trace_ticks_to_us(const struct trace *t, uint64_t ticks);
+
+/*
+ * Whether a profiled run's events can be believed, whatever they came from
+ * (the record buffer, a trace file): known types, object indices inside
+ * t->obj, timestamps inside [exec_ts, reap_ts] and never decreasing (a
+ * SYMBIND summary excepted). The record buffer's own, finer checks are
+ * shm_validate's; this is what the analysis relies on.
+ */
+bool trace_run_events_ok(const struct trace *t, const struct trace_run *r);
+
+/* A run's total, from the last timestamp before execve to reaping, in microseconds. */
+double trace_run_us(const struct trace *t, const struct trace_run *r);
+
+/* Whether r is one of the counted runs (not warmup) of one kind: profiled or plain. */
+bool trace_run_counted(const struct trace_run *r, bool profiled);
+
+/*
+ * Whether the profiled runs all end otherwise than the plain runs, which all
+ * end alike: the program fails only under the shim (or ld.so's LD_AUDIT).
+ */
+bool trace_fails_only_profiled(const struct trace *t);
+
+/* The totals of the counted runs of one kind, in run order; out holds t->nrun. */
+size_t trace_counted_totals(const struct trace *t, bool profiled, double *out);
+
+#endif
