@@ -31,6 +31,18 @@ check "the upward call is named" \
 	grep -qx 'check-layers: upward call: base/bad.o -> render/high.o (high_fn)' "$TMP/out"
 rm "$TMP/fake/analyzer/base/bad.o"
 
+# Headers build no object: an upward include is found in the sources, read
+# from the folder check-layers runs in (the top of the tree).
+mkdir -p "$TMP/fake/analyzer/base/out" "$TMP/fake/analyzer/render"
+printf '#include "render/high.h"\n' >"$TMP/fake/analyzer/base/out/bad.h"
+printf '#include "base/low.h"\n' >"$TMP/fake/analyzer/render/ok.h"
+(cd "$TMP/fake" && "$CHECK" . >"$TMP/out" 2>&1)
+expect_eq "an upward include, in a layer's subfolder: exit 1" 1 $?
+check "the include is named" \
+	grep -qx 'check-layers: upward include: base/out/bad.h -> render/high.h' "$TMP/out"
+check "a downward include is not" sh -c '! grep -q ok.h "$1"' sh "$TMP/out"
+rm "$TMP/fake/analyzer/base/out/bad.h" "$TMP/fake/analyzer/render/ok.h"
+
 make_obj model/ping 'int pong(void); int ping(void) { return pong(); }'
 make_obj model/pong 'int ping(void); int pong(void) { return ping(); }'
 "$CHECK" "$TMP/fake" >"$TMP/out" 2>&1

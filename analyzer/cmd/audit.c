@@ -7,6 +7,7 @@
 #include "model/audit.h"
 #include "cmd/commands.h"
 #include "cmd/common-options.h"
+#include "render/render.h"
 
 const char usage_audit[] =
 	"usage: ldprof audit [OPTIONS] PATH...\n"

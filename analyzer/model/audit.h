@@ -71,8 +71,4 @@ void audit_summarize(struct audit *a);
 /* --measure: run one dynamic program under `run` and keep its figures. */
 void audit_measure(const struct audit_opts *o, struct audit_entry *e);
 
-/* render/audit-text.c */
-struct out_opts;
-int audit_write(const struct out_opts *out, const struct audit *a, size_t top, struct errbuf *err);
-
 #endif

@@ -39,9 +39,6 @@ struct compare {
 	size_t nonly;
 };
 
-struct out_opts;
-/* Text or JSON (ldprof-compare/1), to stdout or -o atomically. */
-int compare_write(const struct out_opts *o, const struct compare *c, struct errbuf *err);
 
 /* Both traces hold plain runs (and profiled ones for dynamic sides). */
 void compare_build(const struct trace *a, const struct trace *b, struct compare *c);

@@ -7,6 +7,7 @@
 #include "model/audit.h"
 #include "base/out/json.h"
 #include "render/output.h"
+#include "render/render.h"
 
 struct job {
 	const struct audit *a;

@@ -27,6 +27,14 @@ void render_chrome(FILE *f, const struct report *rep, bool all_runs);
 void render_folded(FILE *f, const struct report *rep, bool all_runs);
 void render_html(FILE *f, const struct report *rep);
 
+/* compare's and audit's reports, text or JSON, to stdout or -o (render/output.h). */
+struct out_opts;
+struct compare;
+struct audit;
+struct errbuf;
+int compare_write(const struct out_opts *o, const struct compare *c, struct errbuf *err);
+int audit_write(const struct out_opts *out, const struct audit *a, size_t top, struct errbuf *err);
+
 /* Style for stdout: colour policy "auto", "always" or "never". */
 int text_style_for(FILE *f, const char *color_policy, struct text_style *st);
 
