@@ -17,6 +17,9 @@ void render_json(FILE *f, const struct report *rep);
 /* The ldprof-run/1 object as a value inside another document. */
 struct json;
 void render_json_obj(struct json *j, const char *key, const struct report *rep);
+/* A summary over runs (median, ci95, min, max, mad, mean, n), or null when empty. */
+struct summary;
+void render_json_summary(struct json *j, const char *key, const struct summary *s);
 
 /* The other --format outputs (docs/json.md): chrome and folded show the median run or all. */
 void render_csv(FILE *f, const struct report *rep);

@@ -10,7 +10,7 @@
 #include "model/timeline.h"
 #include "base/version.h"
 
-static void summary_obj(struct json *j, const char *key, const struct summary *s)
+void render_json_summary(struct json *j, const char *key, const struct summary *s)
 {
 	if (!s->n) {
 		json_null(j, key);
@@ -367,9 +367,9 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 	json_int(&j, "valid_runs", (long long)rep->valid_runs);
 	json_bool(&j, "interrupted", rep->interrupted);
 	json_num(&j, "tsc_hz", t->tsc_hz);
-	summary_obj(&j, "total_us", &rep->total);
+	render_json_summary(&j, "total_us", &rep->total);
 	if (rep->profiled)
-		summary_obj(&j, "plain_total_us", &rep->plain_total);
+		render_json_summary(&j, "plain_total_us", &rep->plain_total);
 	else
 		json_null(&j, "plain_total_us");
 	phases(&j, rep);

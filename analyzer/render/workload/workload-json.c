@@ -7,22 +7,6 @@
 #include "base/version.h"
 #include "render/workload/workload-render.h"
 
-static void summary_obj(struct json *j, const char *key, const struct summary *s)
-{
-	if (!s->n) {
-		json_null(j, key);
-		return;
-	}
-	json_obj_open(j, key);
-	json_num(j, "median", s->median);
-	json_pair(j, "ci95", s->ci_lo, s->ci_hi);
-	json_num(j, "min", s->min);
-	json_num(j, "max", s->max);
-	json_num(j, "mad", s->mad);
-	json_int(j, "n", (long long)s->n);
-	json_obj_close(j);
-}
-
 /* As the per-run JSON says it: the exit status, or the signal's name. */
 static void status(struct json *j, bool have, int st)
 {
@@ -38,23 +22,23 @@ static void workload_obj(struct json *j, const struct workload *w)
 	const struct report *r = &w->whole;
 
 	json_obj_open(j, "workload");
-	summary_obj(j, "wall_us", &w->wall);
-	summary_obj(j, "plain_wall_us", &w->plain_wall);
-	summary_obj(j, "cpu_user_us", &w->cpu_user);
-	summary_obj(j, "cpu_sys_us", &w->cpu_sys);
-	summary_obj(j, "cpu_us", &w->cpu);
-	summary_obj(j, "processes", &w->procs);
-	summary_obj(j, "execs", &w->execs);
+	render_json_summary(j, "wall_us", &w->wall);
+	render_json_summary(j, "plain_wall_us", &w->plain_wall);
+	render_json_summary(j, "cpu_user_us", &w->cpu_user);
+	render_json_summary(j, "cpu_sys_us", &w->cpu_sys);
+	render_json_summary(j, "cpu_us", &w->cpu);
+	render_json_summary(j, "processes", &w->procs);
+	render_json_summary(j, "execs", &w->execs);
 	json_obj_open(j, "loader");
 	json_arr_open(j, "phases");
 	for (int p = PH_EXEC; p <= PH_RELOCATE; p++)
 		json_str(j, NULL, phase_name(p));
 	json_arr_close(j);
-	summary_obj(j, "us", &w->loader_us);
-	summary_obj(j, "share_of_wall", &w->loader_share_wall);
-	summary_obj(j, "share_of_cpu", &w->loader_share_cpu);
-	summary_obj(j, "load_relocate_us", &w->mapping_us);
-	summary_obj(j, "load_relocate_share_of_wall", &w->mapping_share_wall);
+	render_json_summary(j, "us", &w->loader_us);
+	render_json_summary(j, "share_of_wall", &w->loader_share_wall);
+	render_json_summary(j, "share_of_cpu", &w->loader_share_cpu);
+	render_json_summary(j, "load_relocate_us", &w->mapping_us);
+	render_json_summary(j, "load_relocate_share_of_wall", &w->mapping_share_wall);
 	json_obj_close(j);
 	json_obj_open(j, "exec_kinds");
 	for (int k = 0; k <= TREE_EXEC_UNKNOWN; k++)
