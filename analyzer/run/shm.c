@@ -268,6 +268,20 @@ void shm_collect(const struct shm_buf *s, pid_t pid, struct trace *t, struct tra
 {
 	struct shm_expect x = {.start_ts = s->reset_ts, .end_ts = r->reap_ts, .pid = pid};
 	struct errbuf err;
+	void *copy;
 
-	shm_decode(s->hdr, s->size, &x, t, r, &err);
+	/*
+	 * A child the program forked may still map the buffer after the top
+	 * process is reaped, and scribble on it between the check and the
+	 * decoding: both read a private copy (64 KiB, outside the measured
+	 * window). The follow-mode buffer is sparse and large; its chunks are
+	 * each checked and decoded by shm_collect_procs.
+	 */
+	if (s->chunk_size || !(copy = aligned_alloc(8, (s->size + 7) / 8 * 8))) {
+		shm_decode(s->hdr, s->size, &x, t, r, &err);
+		return;
+	}
+	memcpy(copy, s->hdr, s->size);
+	shm_decode(copy, s->size, &x, t, r, &err);
+	free(copy);
 }
