@@ -280,7 +280,10 @@ static void binary_totals(struct workload *w)
 			b->wall_us_per_run += x->wall_us / runs;
 		if (x->bd) {
 			b->analyzed++;
-			b->loader_us_per_run += x->loader_us / runs;
+			if (!isnan(x->loader_us)) {
+				b->loader_n++;
+				b->loader_us_per_run += x->loader_us / runs;
+			}
 			if (!isnan(x->startup_us))
 				b->startup_us_per_run += x->startup_us / runs;
 		}
@@ -289,7 +292,9 @@ static void binary_totals(struct workload *w)
 		struct wl_binary *b = &w->bins[bi];
 		b->execs_per_run = (double)b->execs / runs;
 		if (!b->analyzed)
-			b->loader_us_per_run = b->startup_us_per_run = NAN;
+			b->startup_us_per_run = NAN;
+		if (!b->loader_n)
+			b->loader_us_per_run = NAN;
 		b->startup_share =
 			w->wall.median > 0 ? b->startup_us_per_run / w->wall.median : NAN;
 		if (b->have_rep && b->rep.have_verdict && b->dynamic) {

@@ -41,6 +41,7 @@ struct wl_binary {
 	size_t execs;	/* over all counted runs */
 	size_t kind_count[TREE_EXEC_UNKNOWN + 1];
 	size_t analyzed; /* execs with a valid breakdown */
+	size_t loader_n; /* of those, the ones whose loader figure is known */
 	double execs_per_run;
 	/*
 	 * The per-exec analysis over its execs with records (rep.runs of
@@ -53,13 +54,14 @@ struct wl_binary {
 	bool have_rep;
 	bool have_features;	   /* the cost model's counts for this binary (its own replay) */
 	double wall_us_per_run;	   /* sum of its execs' wall times / runs */
-	double loader_us_per_run;  /* sum over analyzed execs / runs */
+	double loader_us_per_run;  /* sum over the loader_n execs / runs */
 	double startup_us_per_run; /* sum over analyzed execs / runs */
 	double startup_share;	   /* startup_us_per_run / the workload's median wall time */
 	/*
 	 * Static linking: the verdict's saving per exec (rep.static_saved_us,
 	 * when the model gives one) times its execs per run: every exec of a
-	 * dynamic binary pays the loader, recorded or not.
+	 * dynamic binary pays the loader, recorded or not (the text says when
+	 * startup_us_per_run covers fewer).
 	 */
 	bool have_static;
 	double static_saved_us_per_run, static_lo_per_run, static_hi_per_run;

@@ -102,7 +102,7 @@ static void verdicts(FILE *f, const struct workload *w)
 		fputs(shown++ ? "<li><b>" : "<ul class=\"verdicts\">\n<li><b>", f);
 		html_text(f, wl_short_path(w->t, b->path));
 		html_dur(each, sizeof each,
-			 b->loader_us_per_run * (double)w->runs / (double)b->analyzed);
+			 b->loader_us_per_run * (double)w->runs / (double)b->loader_n);
 		html_dur(st, sizeof st, b->startup_us_per_run);
 		fprintf(f,
 			"</b>: %.0f %s, %s each in the loader on average, %s of startup per run "

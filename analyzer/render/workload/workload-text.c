@@ -170,14 +170,18 @@ static void verdicts(const struct out *o, const struct workload *w)
 		if (!shown++)
 			fputc('\n', o->f);
 		dur(o, each, sizeof each,
-		    b->loader_us_per_run * (double)w->runs / (double)b->analyzed);
+		    b->loader_us_per_run * (double)w->runs / (double)b->loader_n);
 		dur(o, st, sizeof st, b->startup_us_per_run);
+		fprintf(o->f, "  %s%s%s: %.0f %s", BOLD(o), term_safe(wl_short_path(w->t, b->path)),
+			RESET(o), b->execs_per_run, b->execs_per_run == 1 ? "exec" : "execs");
+		/* The loader and startup figures speak of the recorded execs only. */
+		if (b->analyzed < b->execs)
+			fprintf(o->f, " (%.0f recorded: the loader and startup figures are theirs)",
+				(double)b->analyzed / (double)w->runs);
 		fprintf(o->f,
-			"  %s%s%s: %.0f %s, %s each in the loader on average, %s of startup "
-			"per run (%.1f%% of the workload)",
-			BOLD(o), term_safe(wl_short_path(w->t, b->path)), RESET(o),
-			b->execs_per_run, b->execs_per_run == 1 ? "exec" : "execs", each, st,
-			100 * b->startup_share);
+			", %s each in the loader on average, %s of startup per run (%.1f%% of the "
+			"workload)",
+			each, st, 100 * b->startup_share);
 		if (b->have_static) {
 			dur(o, save, sizeof save, b->static_saved_us_per_run);
 			fprintf(o->f, "; static linking would save %s %s",
