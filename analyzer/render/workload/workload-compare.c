@@ -30,12 +30,30 @@ static void signed_dur(char *buf, size_t n, double us, bool utf8)
 	wl_fmt_dur(buf + (us > 0), n - 1, us, utf8);
 }
 
+/*
+ * B's figure minus A's. A side where the row never ran counts 0; a side
+ * where it ran but nothing was measured (no records) makes the difference
+ * unknown: NAN, never that side's absence passed off as a saving.
+ */
+static double gap(const struct row *r)
+{
+	double v[2];
+
+	for (int s = 0; s < 2; s++) {
+		if (isnan(r->v[s]) && r->execs[s] > 0)
+			return NAN;
+		v[s] = isnan(r->v[s]) ? 0 : r->v[s];
+	}
+	return v[1] - v[0];
+}
+
 static int by_gap(const void *pa, const void *pb)
 {
-	const struct row *a = pa, *b = pb;
-	double x = fabs((isnan(a->v[1]) ? 0 : a->v[1]) - (isnan(a->v[0]) ? 0 : a->v[0]));
-	double y = fabs((isnan(b->v[1]) ? 0 : b->v[1]) - (isnan(b->v[0]) ? 0 : b->v[0]));
+	double x = fabs(gap(pa)), y = fabs(gap(pb));
 
+	/* Unknown differences last. */
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);
 	return (x < y) - (x > y);
 }
 
@@ -77,12 +95,10 @@ static void print_rows(FILE *f, const char *const side[2], const char *title, co
 		const struct row *r = &rows[i];
 		wl_fmt_dur(a, sizeof a, r->v[0], utf8);
 		wl_fmt_dur(b, sizeof b, r->v[1], utf8);
-		if (isnan(r->v[0]) && isnan(r->v[1]))
+		if (isnan(gap(r)) || (isnan(r->v[0]) && isnan(r->v[1])))
 			snprintf(d, sizeof d, "-");
 		else
-			signed_dur(d, sizeof d,
-				   (isnan(r->v[1]) ? 0 : r->v[1]) - (isnan(r->v[0]) ? 0 : r->v[0]),
-				   utf8);
+			signed_dur(d, sizeof d, gap(r), utf8);
 		execs_cell(ea, sizeof ea, r->execs[0], r->v[0]);
 		execs_cell(eb, sizeof eb, r->execs[1], r->v[1]);
 		fprintf(f, "  %-*s %12s %11s %12s %11s %13s\n", width, term_safe(r->name), ea, a,
