@@ -102,7 +102,9 @@ static void exec_slices(const struct chrome *c, int pid, size_t proc)
 			exec_timeline(c, pid, x, at);
 			continue;
 		}
-		int64_t end = e->end_ts ? run_ns(c, e->end_ts) : at;
+		/* An end never seen: to the run's end, as its process (end_unseen). */
+		uint64_t end_ts = e->end_ts ? e->end_ts : c->w->t->run[c->run].reap_ts;
+		int64_t end = run_ns(c, end_ts);
 		slice(c, pid, e->path ? path_basename(e->path) : "?", "exec", at, end);
 		fputs(",\"args\":{\"path\":", c->f);
 		json_put_string(c->f, e->path);
@@ -153,18 +155,26 @@ static void process_track(struct chrome *c, size_t p)
 	metadata(c, pid, "process_name", "name", name, 0);
 	metadata(c, pid, "process_sort_index", "sort_index", NULL, c->sort++);
 	metadata(c, pid, "thread_name", "name", name, 0);
-	/* The process's life encloses its execs: the earliest start, the latest end. */
-	int64_t start = run_ns(c, tp->fork_ts), end = tp->exit_ts ? run_ns(c, tp->exit_ts) : start;
+	/*
+	 * The process's life encloses its execs: the earliest start, the latest
+	 * end. An end never seen is drawn to the run's end and said so
+	 * (end_unseen), not shortened to nothing.
+	 */
+	int64_t run_end = run_ns(c, c->w->t->run[c->run].reap_ts);
+	bool unseen = !tp->exit_ts;
+	int64_t start = run_ns(c, tp->fork_ts), end = unseen ? run_end : run_ns(c, tp->exit_ts);
 	const struct wl_exec *x = workload_exec(c->w, c->run, (uint32_t)p);
 	for (size_t k = 0; x && k < tp->nexec; k++, x++) {
 		int64_t s = run_ns(c, workload_exec_start(c->w->t, x));
-		int64_t e = s + (int64_t)llround((isnan(x->wall_us) ? 0 : x->wall_us) * 1000);
+		int64_t e = isnan(x->wall_us) ? run_end : s + (int64_t)llround(x->wall_us * 1000);
+		unseen |= isnan(x->wall_us);
 		start = s < start ? s : start;
 		end = e > end ? e : end;
 	}
 	slice(c, pid, name, "process", start, end);
-	fprintf(c->f, ",\"args\":{\"pid\":%d,\"ppid\":%d,\"execs\":%zu,\"orphan\":%s}}", tp->pid,
-		tp->ppid, tp->nexec, tp->orphan ? "true" : "false");
+	fprintf(c->f,
+		",\"args\":{\"pid\":%d,\"ppid\":%d,\"execs\":%zu,\"orphan\":%s,\"end_unseen\":%s}}",
+		tp->pid, tp->ppid, tp->nexec, tp->orphan ? "true" : "false", unseen ? "true" : "false");
 	exec_slices(c, pid, p);
 }
 
