@@ -82,7 +82,9 @@ static int chunks_ok(const struct ldprof_shm_header *h, uint64_t bytes)
 /*
  * Follow mode: any process reopens the launcher's buffer by its path. The
  * size is checked before the first load, so that whatever file the path
- * names (the launcher gone and its pid reused) cannot fault us.
+ * names (the launcher gone and its pid reused) cannot fault us. The fd is
+ * not moved high: it lives only between these three calls, before any of
+ * the program's code runs, and is closed once the buffer is mapped.
  */
 static struct ldprof_shm_header *map_path(const char *path, uint64_t bytes)
 {

@@ -55,17 +55,20 @@ struct shim_state {
 	int preload;	/* ldprof's preload does the hooks instead */
 	int hooked;	/* hooks installed */
 	int exiting;	/* an exit function was called (recursion guard) */
-	/* Follow mode (LDPROF_OPT_FOLLOW): this process's own chunks. */
-	int follow;
+	int follow;	/* follow mode (LDPROF_OPT_FOLLOW): the fields at the end */
+	void *real[HOOK_COUNT];
+	main_fn real_main;
+	struct obj_state objs[LDPROF_MAX_OBJS];
+	/*
+	 * Follow mode only: this process's own chunks. Last, so that a run
+	 * without -f keeps as many objects on the first .bss page as before.
+	 */
 	int ppid;
 	int ended; /* the end's getrusage is taken */
 	struct ldprof_chunk *chunk0; /* the first chunk: its counter numbers every record */
 	char *chunks;		     /* the shared chunk area */
 	uint32_t chunk_size, per_chunk;
 	uint32_t chunk_idx[LDPROF_MAX_CHUNKS]; /* chunk k >= 1: 1 + its index in the area */
-	void *real[HOOK_COUNT];
-	main_fn real_main;
-	struct obj_state objs[LDPROF_MAX_OBJS];
 };
 
 extern struct shim_state shim SHIM_HIDDEN;
