@@ -7,6 +7,7 @@
 
 #include "base/out/textsafe.h"
 #include "render/render.h"
+#include "render/text-out.h"
 #include "model/timeline.h"
 
 #define BAR_WIDTH 20
@@ -27,27 +28,13 @@ int text_style_for(FILE *f, const char *policy, struct text_style *st)
 	return 0;
 }
 
-struct out {
-	FILE *f;
-	const struct text_style *st;
-};
-
-static const char *sgr(const struct out *o, const char *code)
-{
-	return o->st->color ? code : "";
-}
-#define BOLD(o)	 sgr(o, "\033[1m")
-#define DIM(o)	 sgr(o, "\033[2m")
-#define CYAN(o)	 sgr(o, "\033[36m")
-#define RESET(o) sgr(o, "\033[0m")
-
-static const char *us_unit(const struct out *o)
+static const char *us_unit(const struct text_out *o)
 {
 	return o->st->utf8 ? "\u00b5s" : "us";
 }
 
 /* A duration in the unit that suits it: "612.3 us", "1.482 ms", "2.10 s". */
-static void fmt_dur(const struct out *o, char *buf, size_t n, double us)
+static void fmt_dur(const struct text_out *o, char *buf, size_t n, double us)
 {
 	if (isnan(us))
 		snprintf(buf, n, "-");
@@ -81,7 +68,7 @@ static void fmt_num(char *buf, size_t n, double v)
 }
 
 /* A horizontal bar of share (0..1), in eighths with UTF-8, '#' without. */
-static void bar(const struct out *o, double share)
+static void bar(const struct text_out *o, double share)
 {
 	static const char *const eighths[] = {"",	"\u258f", "\u258e", "\u258d",
 					      "\u258c", "\u258b", "\u258a", "\u2589"};
@@ -96,7 +83,7 @@ static void bar(const struct out *o, double share)
 	fputs(RESET(o), o->f);
 }
 
-static void header(const struct out *o, const struct report *rep)
+static void header(const struct text_out *o, const struct report *rep)
 {
 	const struct trace *t = rep->t;
 
@@ -120,7 +107,7 @@ static void header(const struct out *o, const struct report *rep)
 	}
 }
 
-static void total_line(const struct out *o, const struct report *rep)
+static void total_line(const struct text_out *o, const struct report *rep)
 {
 	const struct summary *s = &rep->total;
 	char med[32], lo[32], hi[32], mn[32], mx[32];
@@ -134,7 +121,7 @@ static void total_line(const struct out *o, const struct report *rep)
 		RESET(o), BOLD(o), med, RESET(o), lo, hi, mn, mx);
 }
 
-static void phase_table(const struct out *o, const struct report *rep)
+static void phase_table(const struct text_out *o, const struct report *rep)
 {
 	char med[32], lo[32], hi[32];
 
@@ -183,7 +170,7 @@ static const char *role_tag(const struct trace_object *o)
 }
 
 /* How reloc was split, and how well the model predicts the whole phase. */
-static void model_line(const struct out *o, const struct report *rep)
+static void model_line(const struct text_out *o, const struct report *rep)
 {
 	const struct model_coefs *m = &rep->t->model;
 	char pred[32], meas[32];
@@ -205,7 +192,7 @@ static void model_line(const struct out *o, const struct report *rep)
 		100 * rep->reloc_residual_us / rep->phase[PH_RELOCATE].median, RESET(o));
 }
 
-static void object_table(const struct out *o, const struct report *rep)
+static void object_table(const struct text_out *o, const struct report *rep)
 {
 	int w = 6;
 	char name[4096], c[5][32], pm[32];
@@ -246,7 +233,7 @@ static void object_table(const struct out *o, const struct report *rep)
 	model_line(o, rep);
 }
 
-static void static_figures(const struct out *o, const struct report *rep)
+static void static_figures(const struct text_out *o, const struct report *rep)
 {
 	char u[32], s[32];
 
@@ -256,7 +243,7 @@ static void static_figures(const struct out *o, const struct report *rep)
 		rep->minflt.median, rep->maxrss.median);
 }
 
-static void verdict(const struct out *o, const struct report *rep)
+static void verdict(const struct text_out *o, const struct report *rep)
 {
 	char s[32], hw[32], d[32];
 
@@ -280,7 +267,7 @@ static void verdict(const struct out *o, const struct report *rep)
 	}
 }
 
-static void overhead_line(const struct out *o, const struct report *rep)
+static void overhead_line(const struct text_out *o, const struct report *rep)
 {
 	char d[32];
 
@@ -298,7 +285,7 @@ static void overhead_line(const struct out *o, const struct report *rep)
 
 void render_text(FILE *f, const struct report *rep, const struct text_style *st)
 {
-	struct out o = {f, st};
+	struct text_out o = {f, st};
 
 	header(&o, rep);
 	total_line(&o, rep);

@@ -8,27 +8,15 @@
 #include <string.h>
 
 #include "base/out/textsafe.h"
+#include "render/text-out.h"
 #include "render/workload/workload-render.h"
 
-struct out {
-	FILE *f;
-	const struct text_style *st;
-};
-
-static const char *sgr(const struct out *o, const char *code)
-{
-	return o->st->color ? code : "";
-}
-#define BOLD(o)	 sgr(o, "\033[1m")
-#define DIM(o)	 sgr(o, "\033[2m")
-#define RESET(o) sgr(o, "\033[0m")
-
-static void dur(const struct out *o, char *buf, size_t n, double us)
+static void dur(const struct text_out *o, char *buf, size_t n, double us)
 {
 	wl_fmt_dur(buf, n, us, o->st->utf8);
 }
 
-static void header(const struct out *o, const struct workload *w)
+static void header(const struct text_out *o, const struct workload *w)
 {
 	const struct trace *t = w->t;
 	const struct report *whole = &w->whole;
@@ -57,7 +45,7 @@ static void header(const struct out *o, const struct workload *w)
 	}
 }
 
-static void totals(const struct out *o, const struct workload *w)
+static void totals(const struct text_out *o, const struct workload *w)
 {
 	char med[32], lo[32], hi[32], mn[32], mx[32], u[32], s[32], c[32], l[32];
 	const struct summary *wall = &w->wall;
@@ -91,7 +79,7 @@ static void totals(const struct out *o, const struct workload *w)
 		DIM(o), RESET(o));
 }
 
-static void binary_line(const struct out *o, const struct workload *w, const struct wl_binary *b,
+static void binary_line(const struct text_out *o, const struct workload *w, const struct wl_binary *b,
 			int width)
 {
 	char ph[4][32], st[32], save[48];
@@ -129,7 +117,7 @@ static void binary_line(const struct out *o, const struct workload *w, const str
 
 #define BINARIES_SHOWN 25 /* the costliest; the JSON and CSV have every one */
 
-static void binaries(const struct out *o, const struct workload *w)
+static void binaries(const struct text_out *o, const struct workload *w)
 {
 	size_t shown = w->nbins < BINARIES_SHOWN ? w->nbins : BINARIES_SHOWN;
 	int width = 6;
@@ -158,7 +146,7 @@ static void binaries(const struct out *o, const struct workload *w)
  * "sh.dynamic: 101 execs, 0.58 ms each in the loader, 64.2 ms of startup
  * per run (24% of the workload); static linking would save ~ 32.5 ms".
  */
-static void verdicts(const struct out *o, const struct workload *w)
+static void verdicts(const struct text_out *o, const struct workload *w)
 {
 	size_t shown = 0;
 
@@ -187,7 +175,7 @@ static void verdicts(const struct out *o, const struct workload *w)
 	}
 }
 
-static void libraries(const struct out *o, const struct workload *w)
+static void libraries(const struct text_out *o, const struct workload *w)
 {
 	int width = 7;
 	size_t shown = w->nlibs < 20 ? w->nlibs : 20;
@@ -219,7 +207,7 @@ static void libraries(const struct out *o, const struct workload *w)
 		DIM(o), RESET(o));
 }
 
-static void overhead(const struct out *o, const struct workload *w)
+static void overhead(const struct text_out *o, const struct workload *w)
 {
 	const struct report *r = &w->whole;
 	char d[32], lo[32], hi[32];
@@ -237,7 +225,7 @@ static void overhead(const struct out *o, const struct workload *w)
 
 void render_workload_text(FILE *f, const struct workload *w, const struct text_style *st)
 {
-	struct out o = {f, st};
+	struct text_out o = {f, st};
 
 	header(&o, w);
 	if (w->runs) {

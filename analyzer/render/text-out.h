@@ -1,0 +1,23 @@
+/* A text renderer's stream with its style, and the SGR escapes it allows (none without colour). */
+#ifndef LDPROF_TEXT_OUT_H
+#define LDPROF_TEXT_OUT_H
+
+#include <stdio.h>
+
+#include "render/render.h"
+
+struct text_out {
+	FILE *f;
+	const struct text_style *st;
+};
+
+static inline const char *text_sgr(const struct text_out *o, const char *code)
+{
+	return o->st->color ? code : "";
+}
+#define BOLD(o)	 text_sgr(o, "\033[1m")
+#define DIM(o)	 text_sgr(o, "\033[2m")
+#define CYAN(o)	 text_sgr(o, "\033[36m")
+#define RESET(o) text_sgr(o, "\033[0m")
+
+#endif
