@@ -20,6 +20,10 @@ void render_json_obj(struct json *j, const char *key, const struct report *rep);
 /* A summary over runs (median, ci95, min, max, mad, mean, n), or null when empty. */
 struct summary;
 void render_json_summary(struct json *j, const char *key, const struct summary *s);
+/* Opens a report's object: its schema, ldprof's version and the trace's command. */
+void render_json_head(struct json *j, const char *key, const char *schema, const struct trace *t);
+/* The notes as an array of strings. */
+void render_json_notes(struct json *j, char *const *notes, size_t n);
 
 /* The other --format outputs (docs/json.md): chrome and folded show the median run or all. */
 void render_csv(FILE *f, const struct report *rep);
