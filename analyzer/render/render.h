@@ -12,6 +12,9 @@ struct text_style {
 	bool utf8;  /* bars and "µs"; ASCII otherwise */
 };
 
+/* "612.3 µs" ("us" without utf8), "1.482 ms", "2.10 s"; "-" for NaN (dur.c). */
+void render_dur(char *buf, size_t n, double us, bool utf8);
+
 void render_text(FILE *f, const struct report *rep, const struct text_style *st);
 void render_json(FILE *f, const struct report *rep);
 /* The ldprof-run/1 object as a value inside another document. */

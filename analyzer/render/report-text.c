@@ -33,17 +33,9 @@ static const char *us_unit(const struct text_out *o)
 	return o->st->utf8 ? "\u00b5s" : "us";
 }
 
-/* A duration in the unit that suits it: "612.3 us", "1.482 ms", "2.10 s". */
 static void fmt_dur(const struct text_out *o, char *buf, size_t n, double us)
 {
-	if (isnan(us))
-		snprintf(buf, n, "-");
-	else if (fabs(us) < 1000)
-		snprintf(buf, n, "%.1f %s", us, us_unit(o));
-	else if (fabs(us) < 1e6)
-		snprintf(buf, n, "%.3f ms", us / 1e3);
-	else
-		snprintf(buf, n, "%.2f s", us / 1e6);
+	render_dur(buf, n, us, o->st->utf8);
 }
 
 /* A value in the unit fmt_dur would choose for ref, without the unit. */

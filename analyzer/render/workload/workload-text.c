@@ -13,7 +13,7 @@
 
 static void dur(const struct text_out *o, char *buf, size_t n, double us)
 {
-	wl_fmt_dur(buf, n, us, o->st->utf8);
+	render_dur(buf, n, us, o->st->utf8);
 }
 
 static void header(const struct text_out *o, const struct workload *w)
