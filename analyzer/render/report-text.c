@@ -33,12 +33,7 @@ static const char *us_unit(const struct text_out *o)
 	return o->st->utf8 ? "\u00b5s" : "us";
 }
 
-static void fmt_dur(const struct text_out *o, char *buf, size_t n, double us)
-{
-	render_dur(buf, n, us, o->st->utf8);
-}
-
-/* A value in the unit fmt_dur would choose for ref, without the unit. */
+/* A value in the unit text_dur would choose for ref, without the unit. */
 static void fmt_like(char *buf, size_t n, double us, double ref)
 {
 	if (isnan(us))
@@ -104,11 +99,11 @@ static void total_line(const struct text_out *o, const struct report *rep)
 	const struct summary *s = &rep->total;
 	char med[32], lo[32], hi[32], mn[32], mx[32];
 
-	fmt_dur(o, med, sizeof med, s->median);
-	fmt_dur(o, lo, sizeof lo, s->ci_lo);
-	fmt_dur(o, hi, sizeof hi, s->ci_hi);
-	fmt_dur(o, mn, sizeof mn, s->min);
-	fmt_dur(o, mx, sizeof mx, s->max);
+	text_dur(o, med, sizeof med, s->median);
+	text_dur(o, lo, sizeof lo, s->ci_lo);
+	text_dur(o, hi, sizeof hi, s->ci_hi);
+	text_dur(o, mn, sizeof mn, s->min);
+	text_dur(o, mx, sizeof mx, s->max);
 	fprintf(o->f, "\n  %stotal%s  %s%s%s  95%% CI [%s, %s]  min %s  max %s\n", BOLD(o),
 		RESET(o), BOLD(o), med, RESET(o), lo, hi, mn, mx);
 }
@@ -122,7 +117,7 @@ static void phase_table(const struct text_out *o, const struct report *rep)
 	for (int p = 0; p < PH_COUNT; p++) {
 		const struct summary *s = &rep->phase[p];
 		double share = s->n && rep->total.median > 0 ? s->median / rep->total.median : NAN;
-		fmt_dur(o, med, sizeof med, s->n ? s->median : NAN);
+		text_dur(o, med, sizeof med, s->n ? s->median : NAN);
 		fmt_like(lo, sizeof lo, s->n ? s->ci_lo : NAN, s->median);
 		fmt_like(hi, sizeof hi, s->n ? s->ci_hi : NAN, s->median);
 		char ci[80];
@@ -142,8 +137,8 @@ static void phase_table(const struct text_out *o, const struct report *rep)
 	/* Runs without the shim's data count in the total but in no phase. */
 	if (fabs(rep->phase_sum_us - rep->total.median) > 0.005 * rep->total.median) {
 		char sum[32], tot[32];
-		fmt_dur(o, sum, sizeof sum, rep->phase_sum_us);
-		fmt_dur(o, tot, sizeof tot, rep->total.median);
+		text_dur(o, sum, sizeof sum, rep->phase_sum_us);
+		text_dur(o, tot, sizeof tot, rep->total.median);
 		fprintf(o->f,
 			"  %s(over the %zu runs with the shim's data: %s; over all runs: %s)%s\n",
 			DIM(o), rep->valid_runs, sum, tot, RESET(o));
@@ -174,8 +169,8 @@ static void model_line(const struct text_out *o, const struct report *rep)
 			DIM(o), RESET(o));
 		return;
 	}
-	fmt_dur(o, pred, sizeof pred, rep->reloc_model_us);
-	fmt_dur(o, meas, sizeof meas, rep->phase[PH_RELOCATE].median);
+	text_dur(o, pred, sizeof pred, rep->reloc_model_us);
+	text_dur(o, meas, sizeof meas, rep->phase[PH_RELOCATE].median);
 	fprintf(o->f,
 		"  %s(reloc splits the relocate phase by the cost model, %s: it predicts %s, "
 		"measured %s, residual %+.1f %s (%+.0f%%))%s\n",
@@ -229,8 +224,8 @@ static void static_figures(const struct text_out *o, const struct report *rep)
 {
 	char u[32], s[32];
 
-	fmt_dur(o, u, sizeof u, rep->utime.median);
-	fmt_dur(o, s, sizeof s, rep->stime.median);
+	text_dur(o, u, sizeof u, rep->utime.median);
+	text_dur(o, s, sizeof s, rep->stime.median);
 	fprintf(o->f, "  user %s, system %s, %.0f page faults, %.0f KiB max RSS (medians)\n", u, s,
 		rep->minflt.median, rep->maxrss.median);
 }
@@ -241,8 +236,8 @@ static void verdict(const struct text_out *o, const struct report *rep)
 
 	if (!rep->have_verdict)
 		return;
-	fmt_dur(o, s, sizeof s, rep->static_saved_us);
-	fmt_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
+	text_dur(o, s, sizeof s, rep->static_saved_us);
+	text_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
 	fprintf(o->f,
 		"\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, %.0f%%)%s%s\n",
 		BOLD(o), s, hw, rep->static_saved_pct,
@@ -253,7 +248,7 @@ static void verdict(const struct text_out *o, const struct report *rep)
 		RESET(o));
 	for (size_t i = 0; i < rep->nadvice; i++) {
 		const struct advice *a = &rep->advice[i];
-		fmt_dur(o, d, sizeof d, a->saved_us);
+		text_dur(o, d, sizeof d, a->saved_us);
 		fprintf(o->f, "  %10s  %s%s%s: %s\n", d, BOLD(o), term_clean(a->what), RESET(o),
 			term_clean(a->why));
 	}
@@ -265,7 +260,7 @@ static void overhead_line(const struct text_out *o, const struct report *rep)
 
 	if (!rep->have_overhead)
 		return;
-	fmt_dur(o, d, sizeof d, fabs(rep->overhead_us));
+	text_dur(o, d, sizeof d, fabs(rep->overhead_us));
 	fprintf(o->f,
 		"\n  shim overhead: %c%s (%+.1f%%), %+.0f page faults per run, against %zu "
 		"plain runs\n",

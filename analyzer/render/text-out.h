@@ -20,4 +20,10 @@ static inline const char *text_sgr(const struct text_out *o, const char *code)
 #define CYAN(o)	 text_sgr(o, "\033[36m")
 #define RESET(o) text_sgr(o, "\033[0m")
 
+/* A duration with "µs" only where the terminal takes UTF-8. */
+static inline void text_dur(const struct text_out *o, char *buf, size_t n, double us)
+{
+	render_dur(buf, n, us, o->st->utf8);
+}
+
 #endif

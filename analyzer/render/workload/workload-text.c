@@ -11,11 +11,6 @@
 #include "render/text-out.h"
 #include "render/workload/workload-render.h"
 
-static void dur(const struct text_out *o, char *buf, size_t n, double us)
-{
-	render_dur(buf, n, us, o->st->utf8);
-}
-
 static void header(const struct text_out *o, const struct workload *w)
 {
 	const struct trace *t = w->t;
@@ -50,26 +45,26 @@ static void totals(const struct text_out *o, const struct workload *w)
 	char med[32], lo[32], hi[32], mn[32], mx[32], u[32], s[32], c[32], l[32];
 	const struct summary *wall = &w->wall;
 
-	dur(o, med, sizeof med, wall->median);
-	dur(o, lo, sizeof lo, wall->ci_lo);
-	dur(o, hi, sizeof hi, wall->ci_hi);
-	dur(o, mn, sizeof mn, wall->min);
-	dur(o, mx, sizeof mx, wall->max);
+	text_dur(o, med, sizeof med, wall->median);
+	text_dur(o, lo, sizeof lo, wall->ci_lo);
+	text_dur(o, hi, sizeof hi, wall->ci_hi);
+	text_dur(o, mn, sizeof mn, wall->min);
+	text_dur(o, mx, sizeof mx, wall->max);
 	fprintf(o->f, "\n  %swall time%s  %s%s%s  95%% CI [%s, %s]  min %s  max %s (%.1f%% MAD)\n",
 		BOLD(o), RESET(o), BOLD(o), med, RESET(o), lo, hi, mn, mx,
 		wall->median > 0 ? 100 * wall->mad / wall->median : NAN);
-	dur(o, u, sizeof u, w->cpu_user.median);
-	dur(o, s, sizeof s, w->cpu_sys.median);
-	dur(o, c, sizeof c, w->cpu.median);
+	text_dur(o, u, sizeof u, w->cpu_user.median);
+	text_dur(o, s, sizeof s, w->cpu_sys.median);
+	text_dur(o, c, sizeof c, w->cpu.median);
 	fprintf(o->f, "  %sCPU time%s   %s: user %s, system %s (every process of the tree)\n",
 		BOLD(o), RESET(o), c, u, s);
-	dur(o, l, sizeof l, w->loader_us.median);
+	text_dur(o, l, sizeof l, w->loader_us.median);
 	fprintf(o->f,
 		"  %sthe loader%s %s%s%s per run: %.1f%% of the wall time, %.1f%% of the CPU "
 		"time\n",
 		BOLD(o), RESET(o), BOLD(o), l, RESET(o), 100 * w->loader_share_wall.median,
 		100 * w->loader_share_cpu.median);
-	dur(o, l, sizeof l, w->mapping_us.median);
+	text_dur(o, l, sizeof l, w->mapping_us.median);
 	fprintf(o->f, "             of which loading and relocating the objects: %s (%.1f%%)\n", l,
 		100 * w->mapping_share_wall.median);
 	fprintf(o->f,
@@ -86,12 +81,12 @@ static void binary_line(const struct text_out *o, const struct workload *w, cons
 	const struct report *r = &b->rep;
 
 	for (int p = 0; p < 4; p++)
-		dur(o, ph[p], sizeof ph[p],
+		text_dur(o, ph[p], sizeof ph[p],
 		    b->have_rep && r->phase[p].n ? r->phase[p].median : NAN);
-	dur(o, st, sizeof st, b->startup_us_per_run);
+	text_dur(o, st, sizeof st, b->startup_us_per_run);
 	if (b->have_static) {
 		char s[32];
-		dur(o, s, sizeof s, b->static_saved_us_per_run);
+		text_dur(o, s, sizeof s, b->static_saved_us_per_run);
 		snprintf(save, sizeof save, "%s %s", o->st->utf8 ? "\u2248" : "~", s);
 	} else {
 		snprintf(save, sizeof save, "-");
@@ -106,7 +101,7 @@ static void binary_line(const struct text_out *o, const struct workload *w, cons
 	fprintf(o->f, " %11s", save);
 	if (!b->analyzed) {
 		char wall[32];
-		dur(o, wall, sizeof wall, b->wall_us_per_run);
+		text_dur(o, wall, sizeof wall, b->wall_us_per_run);
 		fprintf(o->f, "  %s(no records; %s per run in all)%s", DIM(o), wall, RESET(o));
 	} else if (b->analyzed < b->execs) {
 		fprintf(o->f, "  %s(%zu of %zu execs recorded)%s", DIM(o), b->analyzed, b->execs,
@@ -157,9 +152,9 @@ static void verdicts(const struct text_out *o, const struct workload *w)
 			continue;
 		if (!shown++)
 			fputc('\n', o->f);
-		dur(o, each, sizeof each,
+		text_dur(o, each, sizeof each,
 		    b->loader_us_per_run * (double)w->runs / (double)b->analyzed);
-		dur(o, st, sizeof st, b->startup_us_per_run);
+		text_dur(o, st, sizeof st, b->startup_us_per_run);
 		fprintf(o->f,
 			"  %s%s%s: %.0f %s, %s each in the loader on average, %s of startup "
 			"per run (%.1f%% of the workload)",
@@ -167,7 +162,7 @@ static void verdicts(const struct text_out *o, const struct workload *w)
 			b->execs_per_run, b->execs_per_run == 1 ? "exec" : "execs", each, st,
 			100 * b->startup_share);
 		if (b->have_static) {
-			dur(o, save, sizeof save, b->static_saved_us_per_run);
+			text_dur(o, save, sizeof save, b->static_saved_us_per_run);
 			fprintf(o->f, "; static linking would save %s %s",
 				o->st->utf8 ? "\u2248" : "~", save);
 		}
@@ -191,10 +186,10 @@ static void libraries(const struct text_out *o, const struct workload *w)
 	for (size_t i = 0; i < shown; i++) {
 		const struct wl_library *l = &w->libs[i];
 		char c[4][32];
-		dur(o, c[0], sizeof c[0], l->load_us);
-		dur(o, c[1], sizeof c[1], l->reloc_us);
-		dur(o, c[2], sizeof c[2], l->init_us);
-		dur(o, c[3], sizeof c[3], l->total_us);
+		text_dur(o, c[0], sizeof c[0], l->load_us);
+		text_dur(o, c[1], sizeof c[1], l->reloc_us);
+		text_dur(o, c[2], sizeof c[2], l->init_us);
+		text_dur(o, c[3], sizeof c[3], l->total_us);
 		fprintf(o->f, "  %-*s %7.1f %9s %9s %9s %10s %5.1f%%\n", width, term_safe(l->path),
 			l->execs_per_run, c[0], c[1], c[2], c[3], 100 * l->share);
 	}
@@ -214,9 +209,9 @@ static void overhead(const struct text_out *o, const struct workload *w)
 
 	if (!r->have_overhead)
 		return;
-	dur(o, d, sizeof d, fabs(r->overhead_us));
-	dur(o, lo, sizeof lo, r->overhead_ci_lo);
-	dur(o, hi, sizeof hi, r->overhead_ci_hi);
+	text_dur(o, d, sizeof d, fabs(r->overhead_us));
+	text_dur(o, lo, sizeof lo, r->overhead_ci_lo);
+	text_dur(o, hi, sizeof hi, r->overhead_ci_hi);
 	fprintf(o->f,
 		"\n  overhead of following and recording: %c%s (%+.1f%%) per run against %zu "
 		"plain runs (95%% CI %s to %s)\n",
