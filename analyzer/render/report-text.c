@@ -84,12 +84,17 @@ static void header(const struct text_out *o, const struct report *rep)
 	if (rep->profiled && rep->plain_runs)
 		fprintf(o->f, ", %zu plain runs interleaved", rep->plain_runs);
 	fputc('\n', o->f);
+	text_outcomes(o, "", rep);
+}
+
+void text_outcomes(const struct text_out *o, const char *whose, const struct report *rep)
+{
 	for (size_t i = 0; i < rep->noutcomes; i++) {
 		char *d = describe_status(rep->outcomes[i].wait_status);
 		if (rep->noutcomes == 1)
-			fprintf(o->f, "  %s in every run\n", d);
+			fprintf(o->f, "  %s%s in every run\n", whose, d);
 		else
-			fprintf(o->f, "  %s in %zu runs\n", d, rep->outcomes[i].runs);
+			fprintf(o->f, "  %s%s in %zu runs\n", whose, d, rep->outcomes[i].runs);
 		free(d);
 	}
 }

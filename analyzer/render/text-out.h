@@ -20,6 +20,9 @@ static inline const char *text_sgr(const struct text_out *o, const char *code)
 #define CYAN(o)	 text_sgr(o, "\033[36m")
 #define RESET(o) text_sgr(o, "\033[0m")
 
+/* A line per exit status of the runs ("  exit status 0 in every run"), each after whose. */
+void text_outcomes(const struct text_out *o, const char *whose, const struct report *rep);
+
 /* A duration with "µs" only where the terminal takes UTF-8. */
 static inline void text_dur(const struct text_out *o, char *buf, size_t n, double us)
 {

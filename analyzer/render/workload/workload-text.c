@@ -14,7 +14,6 @@
 static void header(const struct text_out *o, const struct workload *w)
 {
 	const struct trace *t = w->t;
-	const struct report *whole = &w->whole;
 
 	fputs(BOLD(o), o->f);
 	for (int i = 0; i < t->argc; i++)
@@ -29,15 +28,7 @@ static void header(const struct text_out *o, const struct workload *w)
 		fprintf(o->f, ": %.0f processes and %.0f execs per run (medians)", w->procs.median,
 			w->execs.median);
 	fputc('\n', o->f);
-	for (size_t i = 0; i < whole->noutcomes; i++) {
-		char *d = describe_status(whole->outcomes[i].wait_status);
-		if (whole->noutcomes == 1)
-			fprintf(o->f, "  the top process: %s in every run\n", d);
-		else
-			fprintf(o->f, "  the top process: %s in %zu runs\n", d,
-				whole->outcomes[i].runs);
-		free(d);
-	}
+	text_outcomes(o, "the top process: ", &w->whole);
 }
 
 static void totals(const struct text_out *o, const struct workload *w)
