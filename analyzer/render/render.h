@@ -30,6 +30,8 @@ void render_json_notes(struct json *j, char *const *notes, size_t n);
 
 /* The other --format outputs (docs/json.md): chrome and folded show the median run or all. */
 void render_csv(FILE *f, const struct report *rep);
+/* A CSV cell after its comma: the value to 3 decimals, empty when not finite. */
+void render_csv_num(FILE *f, double v);
 void render_hyperfine(FILE *f, const struct report *rep);
 /* The plain runs of several traces side by side (compare), hyperfine's way. */
 void render_hyperfine_plain(FILE *f, const struct trace *const *t, size_t n);
