@@ -15,8 +15,7 @@
 #include "base/version.h"
 
 static const char style[] =
-	"<style>\n" HTML_BASE_STYLE
-	"td.w{white-space:normal}\n"
+	"<style>\n" HTML_BASE_STYLE "td.w{white-space:normal}\n"
 	"th:first-child,td:first-child,.l{text-align:left}\n"
 	"table.sortable th{cursor:pointer;user-select:none}\n"
 	"th[aria-sort=ascending]::after{content:' \\25b2'}"

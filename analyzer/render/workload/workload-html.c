@@ -12,8 +12,7 @@
 #include "render/workload/workload-render.h"
 
 static const char style[] =
-	"<style>\n" HTML_BASE_STYLE
-	"th:first-child,td:first-child{text-align:left}\n"
+	"<style>\n" HTML_BASE_STYLE "th:first-child,td:first-child{text-align:left}\n"
 	"svg{width:100%;height:auto;display:block}\n"
 	"svg text{font:11px system-ui,sans-serif;fill:#333}svg "
 	".axis{text-anchor:middle;fill:#777}\n"

@@ -65,15 +65,15 @@ static void totals(const struct text_out *o, const struct workload *w)
 		DIM(o), RESET(o));
 }
 
-static void binary_line(const struct text_out *o, const struct workload *w, const struct wl_binary *b,
-			int width)
+static void binary_line(const struct text_out *o, const struct workload *w,
+			const struct wl_binary *b, int width)
 {
 	char ph[4][32], st[32], save[48];
 	const struct report *r = &b->rep;
 
 	for (int p = 0; p < 4; p++)
 		text_dur(o, ph[p], sizeof ph[p],
-		    b->have_rep && r->phase[p].n ? r->phase[p].median : NAN);
+			 b->have_rep && r->phase[p].n ? r->phase[p].median : NAN);
 	text_dur(o, st, sizeof st, b->startup_us_per_run);
 	if (b->have_static) {
 		char s[32];
@@ -144,7 +144,7 @@ static void verdicts(const struct text_out *o, const struct workload *w)
 		if (!shown++)
 			fputc('\n', o->f);
 		text_dur(o, each, sizeof each,
-		    b->loader_us_per_run * (double)w->runs / (double)b->analyzed);
+			 b->loader_us_per_run * (double)w->runs / (double)b->analyzed);
 		text_dur(o, st, sizeof st, b->startup_us_per_run);
 		fprintf(o->f,
 			"  %s%s%s: %.0f %s, %s each in the loader on average, %s of startup "
