@@ -123,3 +123,25 @@ use_calibration() {
 	fi
 	export LDPROF_CALIBRATION
 }
+
+# need_browser: LDPROF_BROWSER as given, else the first Chromium on PATH;
+# with none the whole test is one skip.
+need_browser() {
+	for b in chromium chromium-browser google-chrome google-chrome-stable; do
+		[ -n "${LDPROF_BROWSER:-}" ] && break
+		command -v "$b" >/dev/null 2>&1 && LDPROF_BROWSER=$b
+	done
+	if [ -z "${LDPROF_BROWSER:-}" ]; then
+		skip "no headless browser: install Debian's chromium package (tools/install-deps) or set LDPROF_BROWSER"
+		done_testing
+		exit 0
+	fi
+}
+
+# headless ARGS...: the browser headless as root: no sandbox, no GPU,
+# nothing from the network, a fresh profile; its log in $TMP/browser.log.
+headless() {
+	timeout 60 "$LDPROF_BROWSER" --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--hide-scrollbars --user-data-dir="$TMP/profile" "$@" 2>>"$TMP/browser.log"
+}

@@ -18,6 +18,19 @@ gone() {
 	done
 }
 
+# start_hang N: the tree in the background (its pid in pid, its output in
+# $TMP/oN and $TMP/eN), once it has written its pids.
+start_hang() {
+	rm -f "$TMP/pids"
+	"$LDPROF" run -f -n 1 -w 0 --no-overhead "$F/hang" "$TMP/pids" >"$TMP/o$1" 2>"$TMP/e$1" &
+	pid=$!
+	i=0
+	while [ ! -s "$TMP/pids" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 start=$(date +%s)
 "$LDPROF" run -f -n 1 -w 0 --no-overhead --timeout 1 "$F/hang" "$TMP/pids" >"$TMP/o" 2>"$TMP/e"
 rc=$?
@@ -28,14 +41,7 @@ check "... within seconds, not after 30 s" test $((end - start)) -lt 10
 check "the pids were written" test -s "$TMP/pids"
 check "the timeout ended the setsid child and the orphan" gone "$TMP/pids"
 
-rm -f "$TMP/pids"
-"$LDPROF" run -f -n 1 -w 0 --no-overhead "$F/hang" "$TMP/pids" >"$TMP/o2" 2>"$TMP/e2" &
-pid=$!
-i=0
-while [ ! -s "$TMP/pids" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+start_hang 2
 kill -INT "$pid"
 start=$(date +%s)
 wait "$pid"
@@ -46,14 +52,7 @@ check "... within seconds" test $((end - start)) -lt 10
 check "Ctrl-C ended the setsid child and the orphan" gone "$TMP/pids"
 
 # A second Ctrl-C ends ldprof at once, and the tree with it, wherever its groups.
-rm -f "$TMP/pids"
-"$LDPROF" run -f -n 1 -w 0 --no-overhead "$F/hang" "$TMP/pids" >"$TMP/o3" 2>"$TMP/e3" &
-pid=$!
-i=0
-while [ ! -s "$TMP/pids" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+start_hang 3
 sleep 0.2 # the tree's records drained: ldprof knows who is alive
 kill -INT "$pid"
 kill -INT "$pid"

@@ -5,23 +5,7 @@
 # (UPDATE_GOLDEN=1 copies it to docs/timeline.png, the README's picture).
 . "$(dirname "$0")/lib.sh"
 
-browser=${LDPROF_BROWSER:-}
-for b in chromium chromium-browser google-chrome google-chrome-stable; do
-	[ -n "$browser" ] && break
-	command -v "$b" >/dev/null 2>&1 && browser=$b
-done
-if [ -z "$browser" ]; then
-	skip "no headless browser: install Debian's chromium package (tools/install-deps) or set LDPROF_BROWSER"
-	done_testing
-	exit 0
-fi
-
-# Headless as root: no sandbox, no GPU, nothing from the network, a fresh profile.
-headless() {
-	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--hide-scrollbars --user-data-dir="$TMP/profile" "$@" 2>>"$TMP/browser.log"
-}
+need_browser
 
 # From the top directory, so the page names the command as the README does.
 (cd "$TOP" && "$LDPROF" record -n 31 -o "$TMP/sh.ldprof" samples/sh.dynamic samples/foo 2>/dev/null)
@@ -31,7 +15,7 @@ check "record the sample shell" test $? -eq 0
 check "the page" test -s "$TMP/page.html"
 
 headless --dump-dom "file://$TMP/page.html#sort=total" >"$TMP/dom.html"
-check "$browser rendered the page" test -s "$TMP/dom.html"
+check "$LDPROF_BROWSER rendered the page" test -s "$TMP/dom.html"
 if python3 "$TOP/tests/t5-validate.py" dom "$TMP/dom.html" "$TMP/report.json" >"$TMP/why" 2>&1; then
 	ok "in the DOM: one timeline bar per library, the table sorted by the script"
 else

@@ -6,22 +6,7 @@
 # trace as the JSON they are checked against.
 . "$(dirname "$0")/lib.sh"
 
-browser=${LDPROF_BROWSER:-}
-for b in chromium chromium-browser google-chrome google-chrome-stable; do
-	[ -n "$browser" ] && break
-	command -v "$b" >/dev/null 2>&1 && browser=$b
-done
-if [ -z "$browser" ]; then
-	skip "no headless browser: install Debian's chromium package (tools/install-deps) or set LDPROF_BROWSER"
-	done_testing
-	exit 0
-fi
-
-headless() {
-	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--hide-scrollbars --user-data-dir="$TMP/profile" "$@" 2>>"$TMP/browser.log"
-}
+need_browser
 
 (cd "$TOP/samples" && "$LDPROF" record -f -n 3 -o "$TMP/h.ldprof" ./harness.sh ./sh.dynamic 5 >/dev/null 2>&1)
 check "record -f the harness" test $? -eq 0
@@ -29,7 +14,7 @@ check "record -f the harness" test $? -eq 0
 "$LDPROF" report --format html -o "$TMP/page.html" "$TMP/h.ldprof"
 check "the page" test -s "$TMP/page.html"
 headless --dump-dom "file://$TMP/page.html" >"$TMP/dom.html"
-check "$browser rendered the page" test -s "$TMP/dom.html"
+check "$LDPROF_BROWSER rendered the page" test -s "$TMP/dom.html"
 
 # Counted in the DOM the browser built, against the JSON of the same trace.
 python3 - "$TMP/dom.html" "$TMP/j" >"$TMP/counts" <<'PY'

@@ -53,14 +53,22 @@ const char *path_basename(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		oom();
+	return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		oom();
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }

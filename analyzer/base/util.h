@@ -18,6 +18,7 @@ char *xstrdup(const char *s);
 /* The last component of path ("a/b" -> "b"), or path itself when it ends in '/'. */
 const char *path_basename(const char *path);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Grow *arr (of *cap elements of size elem) so that index need is valid. */
 void grow_array(void **arr, size_t *cap, size_t need, size_t elem);

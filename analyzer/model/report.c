@@ -34,13 +34,10 @@ void report_add_note(struct report *rep, char *note)
 static void note(struct report *rep, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	report_add_note(rep, xvasprintf(fmt, ap));
 	va_end(ap);
-	report_add_note(rep, s);
 }
 
 /* Values of one kind of run; NAN entries are dropped. */

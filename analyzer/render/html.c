@@ -1,10 +1,10 @@
 /*
- * The HTML pieces both the page (report-html.c) and its figures
- * (report-html-svg.c) use: escaped text and durations.
+ * The HTML pieces the pages (report-html.c, workload/workload-html.c) and
+ * their figures use: escaped text, durations and the notes.
  */
-#include <math.h>
 
 #include "render/html.h"
+#include "render/render.h"
 
 void html_text(FILE *f, const char *s)
 {
@@ -33,12 +33,18 @@ void html_text(FILE *f, const char *s)
 
 void html_dur(char *buf, size_t n, double us)
 {
-	if (isnan(us))
-		snprintf(buf, n, "-");
-	else if (fabs(us) < 1000)
-		snprintf(buf, n, "%.1f µs", us);
-	else if (fabs(us) < 1e6)
-		snprintf(buf, n, "%.3f ms", us / 1e3);
-	else
-		snprintf(buf, n, "%.2f s", us / 1e6);
+	render_dur(buf, n, us, true); /* the page is UTF-8 */
+}
+
+void html_notes(FILE *f, char *const *notes, size_t n)
+{
+	if (!n)
+		return;
+	fputs("<section id=\"notes\"><h2>Notes</h2><ul>\n", f);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<li>", f);
+		html_text(f, notes[i]);
+		fputs("</li>\n", f);
+	}
+	fputs("</ul></section>\n", f);
 }

@@ -10,7 +10,7 @@
 #include "render/output.h"
 #include "render/render.h"
 
-static void num(FILE *f, double v)
+void render_csv_num(FILE *f, double v)
 {
 	fputc(',', f);
 	if (isfinite(v))
@@ -43,7 +43,7 @@ static void breakdown_rows(FILE *f, const struct report *rep, size_t n,
 
 	for (int p = 0; bd->valid && p < PH_COUNT; p++) {
 		row_start(f, n, r, "phase", phase_name(p), "");
-		num(f, bd->phase_us[p]);
+		render_csv_num(f, bd->phase_us[p]);
 		fputs(",,,,\n", f);
 	}
 	for (size_t i = 0; bd->valid && i < rep->nobjs; i++) {
@@ -54,9 +54,9 @@ static void breakdown_rows(FILE *f, const struct report *rep, size_t n,
 			if (!isnan(part[k]))
 				sum = (isnan(sum) ? 0 : sum) + part[k];
 		row_start(f, n, r, "object", t->obj[o].path, role_name(t->obj[o].role));
-		num(f, sum);
+		render_csv_num(f, sum);
 		for (int k = 0; k < 4; k++)
-			num(f, part[k]);
+			render_csv_num(f, part[k]);
 		fputc('\n', f);
 	}
 }
@@ -74,7 +74,7 @@ void render_csv(FILE *f, const struct report *rep)
 			continue;
 		size_t n = r->profiled ? ++n_profiled : ++n_plain;
 		row_start(f, n, r, "total", t->program, "");
-		num(f, trace_run_us(t, r));
+		render_csv_num(f, trace_run_us(t, r));
 		fputs(",,,,\n", f);
 		const struct run_breakdown *bd = report_breakdown(rep, i);
 		if (bd)

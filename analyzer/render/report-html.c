@@ -15,16 +15,7 @@
 #include "base/version.h"
 
 static const char style[] =
-	"<style>\n"
-	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}\n"
-	"body{font:14px/1.4 system-ui,sans-serif;color:#222;background:#fff;max-width:1240px;"
-	"margin:0 auto;padding:12px 20px}\n"
-	"h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:18px 0 6px}\n"
-	"code{font:13px ui-monospace,monospace}.sub,.hint{color:#666}.hint{font-size:12px}\n"
-	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
-	"th,td{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:right;"
-	"white-space:nowrap}\n"
-	"td.w{white-space:normal}\n"
+	"<style>\n" HTML_BASE_STYLE "td.w{white-space:normal}\n"
 	"th:first-child,td:first-child,.l{text-align:left}\n"
 	"table.sortable th{cursor:pointer;user-select:none}\n"
 	"th[aria-sort=ascending]::after{content:' \\25b2'}"
@@ -300,15 +291,7 @@ static void overhead_and_notes(FILE *f, const struct report *rep)
 			rep->overhead_us < 0 ? '-' : '+', d, rep->overhead_pct, rep->overhead_ci_lo,
 			rep->overhead_ci_hi, rep->plain_runs);
 	}
-	if (!rep->nnotes)
-		return;
-	fputs("<section id=\"notes\"><h2>Notes</h2><ul>\n", f);
-	for (size_t i = 0; i < rep->nnotes; i++) {
-		fputs("<li>", f);
-		html_text(f, rep->notes[i]);
-		fputs("</li>\n", f);
-	}
-	fputs("</ul></section>\n", f);
+	html_notes(f, rep->notes, rep->nnotes);
 }
 
 void render_html(FILE *f, const struct report *rep)

@@ -27,6 +27,25 @@ void render_json_summary(struct json *j, const char *key, const struct summary *
 	json_obj_close(j);
 }
 
+void render_json_head(struct json *j, const char *key, const char *schema, const struct trace *t)
+{
+	json_obj_open(j, key);
+	json_str(j, "schema", schema);
+	json_str(j, "ldprof_version", LDPROF_VERSION);
+	json_arr_open(j, "command");
+	for (int i = 0; i < t->argc; i++)
+		json_str(j, NULL, t->argv[i]);
+	json_arr_close(j);
+}
+
+void render_json_notes(struct json *j, char *const *notes, size_t n)
+{
+	json_arr_open(j, "notes");
+	for (size_t i = 0; i < n; i++)
+		json_str(j, NULL, notes[i]);
+	json_arr_close(j);
+}
+
 /* "key": median, "key_ci95": [lo, hi] */
 static void median_and_ci(struct json *j, const char *key, const struct summary *s)
 {
@@ -351,13 +370,7 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 	const struct trace *t = rep->t;
 	struct json j = *jw;
 
-	json_obj_open(&j, key);
-	json_str(&j, "schema", "ldprof-run/1");
-	json_str(&j, "ldprof_version", LDPROF_VERSION);
-	json_arr_open(&j, "command");
-	for (int i = 0; i < t->argc; i++)
-		json_str(&j, NULL, t->argv[i]);
-	json_arr_close(&j);
+	render_json_head(&j, key, "ldprof-run/1", t);
 	json_str(&j, "program", t->program);
 	json_str(&j, "elf_kind", elf_kind_name(t->kind));
 	json_bool(&j, "static", rep->is_static);
@@ -381,10 +394,7 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 	outcomes(&j, rep);
 	usage(&j, rep);
 	per_run(&j, rep);
-	json_arr_open(&j, "notes");
-	for (size_t i = 0; i < rep->nnotes; i++)
-		json_str(&j, NULL, rep->notes[i]);
-	json_arr_close(&j);
+	render_json_notes(&j, rep->notes, rep->nnotes);
 	json_obj_close(&j);
 	*jw = j;
 }

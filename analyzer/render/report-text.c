@@ -7,6 +7,7 @@
 
 #include "base/out/textsafe.h"
 #include "render/render.h"
+#include "render/text-out.h"
 #include "model/timeline.h"
 
 #define BAR_WIDTH 20
@@ -27,39 +28,12 @@ int text_style_for(FILE *f, const char *policy, struct text_style *st)
 	return 0;
 }
 
-struct out {
-	FILE *f;
-	const struct text_style *st;
-};
-
-static const char *sgr(const struct out *o, const char *code)
-{
-	return o->st->color ? code : "";
-}
-#define BOLD(o)	 sgr(o, "\033[1m")
-#define DIM(o)	 sgr(o, "\033[2m")
-#define CYAN(o)	 sgr(o, "\033[36m")
-#define RESET(o) sgr(o, "\033[0m")
-
-static const char *us_unit(const struct out *o)
+static const char *us_unit(const struct text_out *o)
 {
 	return o->st->utf8 ? "\u00b5s" : "us";
 }
 
-/* A duration in the unit that suits it: "612.3 us", "1.482 ms", "2.10 s". */
-static void fmt_dur(const struct out *o, char *buf, size_t n, double us)
-{
-	if (isnan(us))
-		snprintf(buf, n, "-");
-	else if (fabs(us) < 1000)
-		snprintf(buf, n, "%.1f %s", us, us_unit(o));
-	else if (fabs(us) < 1e6)
-		snprintf(buf, n, "%.3f ms", us / 1e3);
-	else
-		snprintf(buf, n, "%.2f s", us / 1e6);
-}
-
-/* A value in the unit fmt_dur would choose for ref, without the unit. */
+/* A value in the unit text_dur would choose for ref, without the unit. */
 static void fmt_like(char *buf, size_t n, double us, double ref)
 {
 	if (isnan(us))
@@ -81,7 +55,7 @@ static void fmt_num(char *buf, size_t n, double v)
 }
 
 /* A horizontal bar of share (0..1), in eighths with UTF-8, '#' without. */
-static void bar(const struct out *o, double share)
+static void bar(const struct text_out *o, double share)
 {
 	static const char *const eighths[] = {"",	"\u258f", "\u258e", "\u258d",
 					      "\u258c", "\u258b", "\u258a", "\u2589"};
@@ -96,7 +70,7 @@ static void bar(const struct out *o, double share)
 	fputs(RESET(o), o->f);
 }
 
-static void header(const struct out *o, const struct report *rep)
+static void header(const struct text_out *o, const struct report *rep)
 {
 	const struct trace *t = rep->t;
 
@@ -110,31 +84,36 @@ static void header(const struct out *o, const struct report *rep)
 	if (rep->profiled && rep->plain_runs)
 		fprintf(o->f, ", %zu plain runs interleaved", rep->plain_runs);
 	fputc('\n', o->f);
+	text_outcomes(o, "", rep);
+}
+
+void text_outcomes(const struct text_out *o, const char *whose, const struct report *rep)
+{
 	for (size_t i = 0; i < rep->noutcomes; i++) {
 		char *d = describe_status(rep->outcomes[i].wait_status);
 		if (rep->noutcomes == 1)
-			fprintf(o->f, "  %s in every run\n", d);
+			fprintf(o->f, "  %s%s in every run\n", whose, d);
 		else
-			fprintf(o->f, "  %s in %zu runs\n", d, rep->outcomes[i].runs);
+			fprintf(o->f, "  %s%s in %zu runs\n", whose, d, rep->outcomes[i].runs);
 		free(d);
 	}
 }
 
-static void total_line(const struct out *o, const struct report *rep)
+static void total_line(const struct text_out *o, const struct report *rep)
 {
 	const struct summary *s = &rep->total;
 	char med[32], lo[32], hi[32], mn[32], mx[32];
 
-	fmt_dur(o, med, sizeof med, s->median);
-	fmt_dur(o, lo, sizeof lo, s->ci_lo);
-	fmt_dur(o, hi, sizeof hi, s->ci_hi);
-	fmt_dur(o, mn, sizeof mn, s->min);
-	fmt_dur(o, mx, sizeof mx, s->max);
+	text_dur(o, med, sizeof med, s->median);
+	text_dur(o, lo, sizeof lo, s->ci_lo);
+	text_dur(o, hi, sizeof hi, s->ci_hi);
+	text_dur(o, mn, sizeof mn, s->min);
+	text_dur(o, mx, sizeof mx, s->max);
 	fprintf(o->f, "\n  %stotal%s  %s%s%s  95%% CI [%s, %s]  min %s  max %s\n", BOLD(o),
 		RESET(o), BOLD(o), med, RESET(o), lo, hi, mn, mx);
 }
 
-static void phase_table(const struct out *o, const struct report *rep)
+static void phase_table(const struct text_out *o, const struct report *rep)
 {
 	char med[32], lo[32], hi[32];
 
@@ -143,7 +122,7 @@ static void phase_table(const struct out *o, const struct report *rep)
 	for (int p = 0; p < PH_COUNT; p++) {
 		const struct summary *s = &rep->phase[p];
 		double share = s->n && rep->total.median > 0 ? s->median / rep->total.median : NAN;
-		fmt_dur(o, med, sizeof med, s->n ? s->median : NAN);
+		text_dur(o, med, sizeof med, s->n ? s->median : NAN);
 		fmt_like(lo, sizeof lo, s->n ? s->ci_lo : NAN, s->median);
 		fmt_like(hi, sizeof hi, s->n ? s->ci_hi : NAN, s->median);
 		char ci[80];
@@ -163,8 +142,8 @@ static void phase_table(const struct out *o, const struct report *rep)
 	/* Runs without the shim's data count in the total but in no phase. */
 	if (fabs(rep->phase_sum_us - rep->total.median) > 0.005 * rep->total.median) {
 		char sum[32], tot[32];
-		fmt_dur(o, sum, sizeof sum, rep->phase_sum_us);
-		fmt_dur(o, tot, sizeof tot, rep->total.median);
+		text_dur(o, sum, sizeof sum, rep->phase_sum_us);
+		text_dur(o, tot, sizeof tot, rep->total.median);
 		fprintf(o->f,
 			"  %s(over the %zu runs with the shim's data: %s; over all runs: %s)%s\n",
 			DIM(o), rep->valid_runs, sum, tot, RESET(o));
@@ -183,7 +162,7 @@ static const char *role_tag(const struct trace_object *o)
 }
 
 /* How reloc was split, and how well the model predicts the whole phase. */
-static void model_line(const struct out *o, const struct report *rep)
+static void model_line(const struct text_out *o, const struct report *rep)
 {
 	const struct model_coefs *m = &rep->t->model;
 	char pred[32], meas[32];
@@ -195,8 +174,8 @@ static void model_line(const struct out *o, const struct report *rep)
 			DIM(o), RESET(o));
 		return;
 	}
-	fmt_dur(o, pred, sizeof pred, rep->reloc_model_us);
-	fmt_dur(o, meas, sizeof meas, rep->phase[PH_RELOCATE].median);
+	text_dur(o, pred, sizeof pred, rep->reloc_model_us);
+	text_dur(o, meas, sizeof meas, rep->phase[PH_RELOCATE].median);
 	fprintf(o->f,
 		"  %s(reloc splits the relocate phase by the cost model, %s: it predicts %s, "
 		"measured %s, residual %+.1f %s (%+.0f%%))%s\n",
@@ -205,7 +184,7 @@ static void model_line(const struct out *o, const struct report *rep)
 		100 * rep->reloc_residual_us / rep->phase[PH_RELOCATE].median, RESET(o));
 }
 
-static void object_table(const struct out *o, const struct report *rep)
+static void object_table(const struct text_out *o, const struct report *rep)
 {
 	int w = 6;
 	char name[4096], c[5][32], pm[32];
@@ -246,24 +225,24 @@ static void object_table(const struct out *o, const struct report *rep)
 	model_line(o, rep);
 }
 
-static void static_figures(const struct out *o, const struct report *rep)
+static void static_figures(const struct text_out *o, const struct report *rep)
 {
 	char u[32], s[32];
 
-	fmt_dur(o, u, sizeof u, rep->utime.median);
-	fmt_dur(o, s, sizeof s, rep->stime.median);
+	text_dur(o, u, sizeof u, rep->utime.median);
+	text_dur(o, s, sizeof s, rep->stime.median);
 	fprintf(o->f, "  user %s, system %s, %.0f page faults, %.0f KiB max RSS (medians)\n", u, s,
 		rep->minflt.median, rep->maxrss.median);
 }
 
-static void verdict(const struct out *o, const struct report *rep)
+static void verdict(const struct text_out *o, const struct report *rep)
 {
 	char s[32], hw[32], d[32];
 
 	if (!rep->have_verdict)
 		return;
-	fmt_dur(o, s, sizeof s, rep->static_saved_us);
-	fmt_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
+	text_dur(o, s, sizeof s, rep->static_saved_us);
+	text_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
 	fprintf(o->f,
 		"\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, %.0f%%)%s%s\n",
 		BOLD(o), s, hw, rep->static_saved_pct,
@@ -274,19 +253,19 @@ static void verdict(const struct out *o, const struct report *rep)
 		RESET(o));
 	for (size_t i = 0; i < rep->nadvice; i++) {
 		const struct advice *a = &rep->advice[i];
-		fmt_dur(o, d, sizeof d, a->saved_us);
+		text_dur(o, d, sizeof d, a->saved_us);
 		fprintf(o->f, "  %10s  %s%s%s: %s\n", d, BOLD(o), term_clean(a->what), RESET(o),
 			term_clean(a->why));
 	}
 }
 
-static void overhead_line(const struct out *o, const struct report *rep)
+static void overhead_line(const struct text_out *o, const struct report *rep)
 {
 	char d[32];
 
 	if (!rep->have_overhead)
 		return;
-	fmt_dur(o, d, sizeof d, fabs(rep->overhead_us));
+	text_dur(o, d, sizeof d, fabs(rep->overhead_us));
 	fprintf(o->f,
 		"\n  shim overhead: %c%s (%+.1f%%), %+.0f page faults per run, against %zu "
 		"plain runs\n",
@@ -298,7 +277,7 @@ static void overhead_line(const struct out *o, const struct report *rep)
 
 void render_text(FILE *f, const struct report *rep, const struct text_style *st)
 {
-	struct out o = {f, st};
+	struct text_out o = {f, st};
 
 	header(&o, rep);
 	total_line(&o, rep);

@@ -139,22 +139,28 @@ void shm_destroy(struct shm_buf *s)
 	s->fd = -1;
 }
 
-void shm_init_header(struct ldprof_shm_header *h, size_t size)
+/* What every buffer's header says of itself: the format, its sizes, the clock. */
+static void header_identity(struct ldprof_shm_header *h, size_t size)
 {
-	/* Records take three quarters, names the rest. */
-	size_t rec_bytes = (size - sizeof *h) / 4 * 3;
-
 	memset(h, 0, sizeof *h);
 	memcpy(h->magic, LDPROF_SHM_MAGIC, sizeof h->magic);
 	h->version = LDPROF_SHM_VERSION;
 	h->header_size = sizeof *h;
 	h->record_size = sizeof(struct ldprof_record);
 	h->total_size = (uint32_t)size;
+	h->clock = LDPROF_CLOCK_TSC;
+}
+
+void shm_init_header(struct ldprof_shm_header *h, size_t size)
+{
+	/* Records take three quarters, names the rest. */
+	size_t rec_bytes = (size - sizeof *h) / 4 * 3;
+
+	header_identity(h, size);
 	h->records_off = sizeof *h;
 	h->records_cap = (uint32_t)(rec_bytes / sizeof(struct ldprof_record));
 	h->strings_off = h->records_off + h->records_cap * (uint32_t)sizeof(struct ldprof_record);
 	h->strings_cap = (uint32_t)size - h->strings_off;
-	h->clock = LDPROF_CLOCK_TSC;
 }
 
 void shm_init_follow_header(struct ldprof_shm_header *h, size_t size, uint32_t chunk_size)
@@ -162,16 +168,10 @@ void shm_init_follow_header(struct ldprof_shm_header *h, size_t size, uint32_t c
 	size_t strings = (size - sizeof *h) / 4 / 8 * 8;
 	size_t chunks_off = (sizeof *h + strings + chunk_size - 1) / chunk_size * chunk_size;
 
-	memset(h, 0, sizeof *h);
-	memcpy(h->magic, LDPROF_SHM_MAGIC, sizeof h->magic);
-	h->version = LDPROF_SHM_VERSION;
-	h->header_size = sizeof *h;
-	h->record_size = sizeof(struct ldprof_record);
-	h->total_size = (uint32_t)size;
+	header_identity(h, size);
 	h->records_off = sizeof *h; /* no record array: each process has its chunks */
 	h->strings_off = sizeof *h;
 	h->strings_cap = (uint32_t)strings;
-	h->clock = LDPROF_CLOCK_TSC;
 	h->options = LDPROF_OPT_FOLLOW;
 	h->chunk_size = chunk_size;
 	/* Aligned to its size, a chunk never straddles two pages it could avoid. */

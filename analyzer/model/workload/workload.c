@@ -13,24 +13,24 @@
 #include "model/workload/workload-internal.h"
 #include "trace/machine.h"
 
-static void note(struct workload *w, const char *fmt, ...)
+static void take_note(struct workload *w, char *s)
 {
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		return;
 	GROW(w->notes, w->capnotes, w->nnotes);
 	w->notes[w->nnotes++] = s;
 }
 
+static void note(struct workload *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	take_note(w, xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
 void workload_add_note(struct workload *w, const char *s)
 {
-	note(w, "%s", s);
+	take_note(w, xstrdup(s));
 }
 
 /* Build-ids by path, read once per path: "" when none could be read. */

@@ -27,7 +27,7 @@ static void signed_dur(char *buf, size_t n, double us, bool utf8)
 	if (n < 2)
 		return;
 	buf[0] = '+';
-	wl_fmt_dur(buf + (us > 0), n - 1, us, utf8);
+	render_dur(buf + (us > 0), n - 1, us, utf8);
 }
 
 /*
@@ -93,8 +93,8 @@ static void print_rows(FILE *f, const char *const side[2], const char *title, co
 		side[1], hd);
 	for (size_t i = 0; i < n && i < ROWS; i++) {
 		const struct row *r = &rows[i];
-		wl_fmt_dur(a, sizeof a, r->v[0], utf8);
-		wl_fmt_dur(b, sizeof b, r->v[1], utf8);
+		render_dur(a, sizeof a, r->v[0], utf8);
+		render_dur(b, sizeof b, r->v[1], utf8);
 		if (isnan(gap(r)) || (isnan(r->v[0]) && isnan(r->v[1])))
 			snprintf(d, sizeof d, "-");
 		else
@@ -149,8 +149,8 @@ static void figure(FILE *f, const char *what, double a, double b, bool utf8)
 {
 	char x[32], y[32], d[32];
 
-	wl_fmt_dur(x, sizeof x, a, utf8);
-	wl_fmt_dur(y, sizeof y, b, utf8);
+	render_dur(x, sizeof x, a, utf8);
+	render_dur(y, sizeof y, b, utf8);
 	signed_dur(d, sizeof d, b - a, utf8);
 	fprintf(f, "  %-38s %11s %11s %13s\n", what, x, y, d);
 }

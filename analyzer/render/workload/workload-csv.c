@@ -11,13 +11,6 @@
 #include "render/output.h"
 #include "render/workload/workload-render.h"
 
-static void num(FILE *f, double v)
-{
-	fputc(',', f);
-	if (isfinite(v))
-		fprintf(f, "%.3f", v);
-}
-
 static void status(FILE *f, bool have, int st)
 {
 	fputc(',', f);
@@ -63,13 +56,13 @@ static void exec_row(FILE *f, const struct workload *w, size_t ordinal, const st
 	fprintf(f, "%zu,%d,%d,%u,", ordinal, p->pid, p->ppid, x->exec);
 	csv_field(f, e->path);
 	fprintf(f, ",%s", tree_exec_kind_name(e->kind));
-	num(f, workload_run_us(w, x->run, workload_exec_start(t, x)));
-	num(f, e->end_ts ? workload_run_us(w, x->run, e->end_ts) : NAN);
-	num(f, x->wall_us);
+	render_csv_num(f, workload_run_us(w, x->run, workload_exec_start(t, x)));
+	render_csv_num(f, e->end_ts ? workload_run_us(w, x->run, e->end_ts) : NAN);
+	render_csv_num(f, x->wall_us);
 	for (int k = 0; k < PH_COUNT; k++)
-		num(f, x->bd ? x->bd->phase_us[k] : NAN);
-	num(f, x->loader_us);
-	num(f, x->startup_us);
+		render_csv_num(f, x->bd ? x->bd->phase_us[k] : NAN);
+	render_csv_num(f, x->loader_us);
+	render_csv_num(f, x->startup_us);
 	status(f, last && p->have_status, p->wait_status);
 	argv_field(f, t, x);
 	fputc(',', f);

@@ -12,16 +12,7 @@
 #include "render/workload/workload-render.h"
 
 static const char style[] =
-	"<style>\n"
-	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}\n"
-	"body{font:14px/1.4 system-ui,sans-serif;color:#222;background:#fff;max-width:1240px;"
-	"margin:0 auto;padding:12px 20px}\n"
-	"h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:18px 0 6px}\n"
-	"code{font:13px ui-monospace,monospace}.sub,.hint{color:#666}.hint{font-size:12px}\n"
-	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
-	"th,td{padding:2px 8px;border-bottom:1px solid "
-	"#e4e4e4;text-align:right;white-space:nowrap}\n"
-	"th:first-child,td:first-child{text-align:left}\n"
+	"<style>\n" HTML_BASE_STYLE "th:first-child,td:first-child{text-align:left}\n"
 	"svg{width:100%;height:auto;display:block}\n"
 	"svg text{font:11px system-ui,sans-serif;fill:#333}svg "
 	".axis{text-anchor:middle;fill:#777}\n"
@@ -184,14 +175,6 @@ void render_workload_html(FILE *f, const struct workload *w)
 	fputs("</section>\n", f);
 	binaries(f, w);
 	libraries(f, w);
-	if (w->nnotes) {
-		fputs("<section id=\"notes\"><h2>Notes</h2><ul>\n", f);
-		for (size_t i = 0; i < w->nnotes; i++) {
-			fputs("<li>", f);
-			html_text(f, w->notes[i]);
-			fputs("</li>\n", f);
-		}
-		fputs("</ul></section>\n", f);
-	}
+	html_notes(f, w->notes, w->nnotes);
 	fputs("<footer>ldprof " LDPROF_VERSION "</footer>\n</body></html>\n", f);
 }

@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 
 #include "base/out/json.h"
-#include "base/version.h"
 #include "render/workload/workload-render.h"
 
 /* As the per-run JSON says it: the exit status, or the signal's name. */
@@ -208,13 +207,7 @@ void render_workload_json_obj(struct json *j, const char *key, const struct work
 {
 	const struct trace *t = w->t;
 
-	json_obj_open(j, key);
-	json_str(j, "schema", "ldprof-workload/1");
-	json_str(j, "ldprof_version", LDPROF_VERSION);
-	json_arr_open(j, "command");
-	for (int i = 0; i < t->argc; i++)
-		json_str(j, NULL, t->argv[i]);
-	json_arr_close(j);
+	render_json_head(j, key, "ldprof-workload/1", t);
 	json_str(j, "cwd", t->cwd);
 	json_int(j, "runs", (long long)w->runs);
 	json_int(j, "plain_runs", (long long)w->plain_runs);
@@ -231,10 +224,7 @@ void render_workload_json_obj(struct json *j, const char *key, const struct work
 	for (size_t i = 0; i < w->nlibs; i++)
 		library_obj(j, &w->libs[i]);
 	json_arr_close(j);
-	json_arr_open(j, "notes");
-	for (size_t i = 0; i < w->nnotes; i++)
-		json_str(j, NULL, w->notes[i]);
-	json_arr_close(j);
+	render_json_notes(j, w->notes, w->nnotes);
 	json_arr_open(j, "per_run");
 	for (size_t i = 0; i < t->nrun; i++)
 		if (w->proc_first[i])

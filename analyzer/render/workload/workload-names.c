@@ -4,25 +4,12 @@
  * an exec's command line, all fit for a terminal.
  */
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/out/textsafe.h"
 #include "render/workload/workload-render.h"
-
-void wl_fmt_dur(char *buf, size_t n, double us, bool utf8)
-{
-	if (isnan(us))
-		snprintf(buf, n, "-");
-	else if (fabs(us) < 1000)
-		snprintf(buf, n, "%.1f %s", us, utf8 ? "\u00b5s" : "us");
-	else if (fabs(us) < 1e6)
-		snprintf(buf, n, "%.3f ms", us / 1e3);
-	else
-		snprintf(buf, n, "%.2f s", us / 1e6);
-}
 
 const char *wl_short_path(const struct trace *t, const char *path)
 {

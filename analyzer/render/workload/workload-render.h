@@ -32,8 +32,6 @@ void html_workload_svg(FILE *f, const struct workload *w);
 void render_workload_compare(FILE *f, const struct trace *const t[2], const char *const side[2],
 			     const struct text_style *st);
 
-/* Shared by the text renderers: a duration in the unit that suits it ("612.3 us", "1.482 ms"). */
-void wl_fmt_dur(char *buf, size_t n, double us, bool utf8);
 /* A path as the user would type it: relative to the trace's cwd when under it. */
 const char *wl_short_path(const struct trace *t, const char *path);
 /* The command line of an exec: its argv when the shim saw it, else its path (term-safe). */

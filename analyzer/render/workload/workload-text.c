@@ -8,30 +8,12 @@
 #include <string.h>
 
 #include "base/out/textsafe.h"
+#include "render/text-out.h"
 #include "render/workload/workload-render.h"
 
-struct out {
-	FILE *f;
-	const struct text_style *st;
-};
-
-static const char *sgr(const struct out *o, const char *code)
-{
-	return o->st->color ? code : "";
-}
-#define BOLD(o)	 sgr(o, "\033[1m")
-#define DIM(o)	 sgr(o, "\033[2m")
-#define RESET(o) sgr(o, "\033[0m")
-
-static void dur(const struct out *o, char *buf, size_t n, double us)
-{
-	wl_fmt_dur(buf, n, us, o->st->utf8);
-}
-
-static void header(const struct out *o, const struct workload *w)
+static void header(const struct text_out *o, const struct workload *w)
 {
 	const struct trace *t = w->t;
-	const struct report *whole = &w->whole;
 
 	fputs(BOLD(o), o->f);
 	for (int i = 0; i < t->argc; i++)
@@ -46,42 +28,34 @@ static void header(const struct out *o, const struct workload *w)
 		fprintf(o->f, ": %.0f processes and %.0f execs per run (medians)", w->procs.median,
 			w->execs.median);
 	fputc('\n', o->f);
-	for (size_t i = 0; i < whole->noutcomes; i++) {
-		char *d = describe_status(whole->outcomes[i].wait_status);
-		if (whole->noutcomes == 1)
-			fprintf(o->f, "  the top process: %s in every run\n", d);
-		else
-			fprintf(o->f, "  the top process: %s in %zu runs\n", d,
-				whole->outcomes[i].runs);
-		free(d);
-	}
+	text_outcomes(o, "the top process: ", &w->whole);
 }
 
-static void totals(const struct out *o, const struct workload *w)
+static void totals(const struct text_out *o, const struct workload *w)
 {
 	char med[32], lo[32], hi[32], mn[32], mx[32], u[32], s[32], c[32], l[32];
 	const struct summary *wall = &w->wall;
 
-	dur(o, med, sizeof med, wall->median);
-	dur(o, lo, sizeof lo, wall->ci_lo);
-	dur(o, hi, sizeof hi, wall->ci_hi);
-	dur(o, mn, sizeof mn, wall->min);
-	dur(o, mx, sizeof mx, wall->max);
+	text_dur(o, med, sizeof med, wall->median);
+	text_dur(o, lo, sizeof lo, wall->ci_lo);
+	text_dur(o, hi, sizeof hi, wall->ci_hi);
+	text_dur(o, mn, sizeof mn, wall->min);
+	text_dur(o, mx, sizeof mx, wall->max);
 	fprintf(o->f, "\n  %swall time%s  %s%s%s  95%% CI [%s, %s]  min %s  max %s (%.1f%% MAD)\n",
 		BOLD(o), RESET(o), BOLD(o), med, RESET(o), lo, hi, mn, mx,
 		wall->median > 0 ? 100 * wall->mad / wall->median : NAN);
-	dur(o, u, sizeof u, w->cpu_user.median);
-	dur(o, s, sizeof s, w->cpu_sys.median);
-	dur(o, c, sizeof c, w->cpu.median);
+	text_dur(o, u, sizeof u, w->cpu_user.median);
+	text_dur(o, s, sizeof s, w->cpu_sys.median);
+	text_dur(o, c, sizeof c, w->cpu.median);
 	fprintf(o->f, "  %sCPU time%s   %s: user %s, system %s (every process of the tree)\n",
 		BOLD(o), RESET(o), c, u, s);
-	dur(o, l, sizeof l, w->loader_us.median);
+	text_dur(o, l, sizeof l, w->loader_us.median);
 	fprintf(o->f,
 		"  %sthe loader%s %s%s%s per run: %.1f%% of the wall time, %.1f%% of the CPU "
 		"time\n",
 		BOLD(o), RESET(o), BOLD(o), l, RESET(o), 100 * w->loader_share_wall.median,
 		100 * w->loader_share_cpu.median);
-	dur(o, l, sizeof l, w->mapping_us.median);
+	text_dur(o, l, sizeof l, w->mapping_us.median);
 	fprintf(o->f, "             of which loading and relocating the objects: %s (%.1f%%)\n", l,
 		100 * w->mapping_share_wall.median);
 	fprintf(o->f,
@@ -91,19 +65,19 @@ static void totals(const struct out *o, const struct workload *w)
 		DIM(o), RESET(o));
 }
 
-static void binary_line(const struct out *o, const struct workload *w, const struct wl_binary *b,
-			int width)
+static void binary_line(const struct text_out *o, const struct workload *w,
+			const struct wl_binary *b, int width)
 {
 	char ph[4][32], st[32], save[48];
 	const struct report *r = &b->rep;
 
 	for (int p = 0; p < 4; p++)
-		dur(o, ph[p], sizeof ph[p],
-		    b->have_rep && r->phase[p].n ? r->phase[p].median : NAN);
-	dur(o, st, sizeof st, b->startup_us_per_run);
+		text_dur(o, ph[p], sizeof ph[p],
+			 b->have_rep && r->phase[p].n ? r->phase[p].median : NAN);
+	text_dur(o, st, sizeof st, b->startup_us_per_run);
 	if (b->have_static) {
 		char s[32];
-		dur(o, s, sizeof s, b->static_saved_us_per_run);
+		text_dur(o, s, sizeof s, b->static_saved_us_per_run);
 		snprintf(save, sizeof save, "%s %s", o->st->utf8 ? "\u2248" : "~", s);
 	} else {
 		snprintf(save, sizeof save, "-");
@@ -118,7 +92,7 @@ static void binary_line(const struct out *o, const struct workload *w, const str
 	fprintf(o->f, " %11s", save);
 	if (!b->analyzed) {
 		char wall[32];
-		dur(o, wall, sizeof wall, b->wall_us_per_run);
+		text_dur(o, wall, sizeof wall, b->wall_us_per_run);
 		fprintf(o->f, "  %s(no records; %s per run in all)%s", DIM(o), wall, RESET(o));
 	} else if (b->analyzed < b->execs) {
 		fprintf(o->f, "  %s(%zu of %zu execs recorded)%s", DIM(o), b->analyzed, b->execs,
@@ -129,7 +103,7 @@ static void binary_line(const struct out *o, const struct workload *w, const str
 
 #define BINARIES_SHOWN 25 /* the costliest; the JSON and CSV have every one */
 
-static void binaries(const struct out *o, const struct workload *w)
+static void binaries(const struct text_out *o, const struct workload *w)
 {
 	size_t shown = w->nbins < BINARIES_SHOWN ? w->nbins : BINARIES_SHOWN;
 	int width = 6;
@@ -158,7 +132,7 @@ static void binaries(const struct out *o, const struct workload *w)
  * "sh.dynamic: 101 execs, 0.58 ms each in the loader, 64.2 ms of startup
  * per run (24% of the workload); static linking would save ~ 32.5 ms".
  */
-static void verdicts(const struct out *o, const struct workload *w)
+static void verdicts(const struct text_out *o, const struct workload *w)
 {
 	size_t shown = 0;
 
@@ -169,9 +143,9 @@ static void verdicts(const struct out *o, const struct workload *w)
 			continue;
 		if (!shown++)
 			fputc('\n', o->f);
-		dur(o, each, sizeof each,
-		    b->loader_us_per_run * (double)w->runs / (double)b->loader_n);
-		dur(o, st, sizeof st, b->startup_us_per_run);
+		text_dur(o, each, sizeof each,
+			 b->loader_us_per_run * (double)w->runs / (double)b->loader_n);
+		text_dur(o, st, sizeof st, b->startup_us_per_run);
 		fprintf(o->f, "  %s%s%s: %.0f %s", BOLD(o), term_safe(wl_short_path(w->t, b->path)),
 			RESET(o), b->execs_per_run, b->execs_per_run == 1 ? "exec" : "execs");
 		/* The loader and startup figures speak of the recorded execs only. */
@@ -183,7 +157,7 @@ static void verdicts(const struct out *o, const struct workload *w)
 			"workload)",
 			each, st, 100 * b->startup_share);
 		if (b->have_static) {
-			dur(o, save, sizeof save, b->static_saved_us_per_run);
+			text_dur(o, save, sizeof save, b->static_saved_us_per_run);
 			fprintf(o->f, "; static linking would save %s %s",
 				o->st->utf8 ? "\u2248" : "~", save);
 		}
@@ -191,7 +165,7 @@ static void verdicts(const struct out *o, const struct workload *w)
 	}
 }
 
-static void libraries(const struct out *o, const struct workload *w)
+static void libraries(const struct text_out *o, const struct workload *w)
 {
 	int width = 7;
 	size_t shown = w->nlibs < 20 ? w->nlibs : 20;
@@ -207,10 +181,10 @@ static void libraries(const struct out *o, const struct workload *w)
 	for (size_t i = 0; i < shown; i++) {
 		const struct wl_library *l = &w->libs[i];
 		char c[4][32];
-		dur(o, c[0], sizeof c[0], l->load_us);
-		dur(o, c[1], sizeof c[1], l->reloc_us);
-		dur(o, c[2], sizeof c[2], l->init_us);
-		dur(o, c[3], sizeof c[3], l->total_us);
+		text_dur(o, c[0], sizeof c[0], l->load_us);
+		text_dur(o, c[1], sizeof c[1], l->reloc_us);
+		text_dur(o, c[2], sizeof c[2], l->init_us);
+		text_dur(o, c[3], sizeof c[3], l->total_us);
 		fprintf(o->f, "  %-*s %7.1f %9s %9s %9s %10s %5.1f%%\n", width, term_safe(l->path),
 			l->execs_per_run, c[0], c[1], c[2], c[3], 100 * l->share);
 	}
@@ -223,16 +197,16 @@ static void libraries(const struct out *o, const struct workload *w)
 		DIM(o), RESET(o));
 }
 
-static void overhead(const struct out *o, const struct workload *w)
+static void overhead(const struct text_out *o, const struct workload *w)
 {
 	const struct report *r = &w->whole;
 	char d[32], lo[32], hi[32];
 
 	if (!r->have_overhead)
 		return;
-	dur(o, d, sizeof d, fabs(r->overhead_us));
-	dur(o, lo, sizeof lo, r->overhead_ci_lo);
-	dur(o, hi, sizeof hi, r->overhead_ci_hi);
+	text_dur(o, d, sizeof d, fabs(r->overhead_us));
+	text_dur(o, lo, sizeof lo, r->overhead_ci_lo);
+	text_dur(o, hi, sizeof hi, r->overhead_ci_hi);
 	fprintf(o->f,
 		"\n  overhead of following and recording: %c%s (%+.1f%%) per run against %zu "
 		"plain runs (95%% CI %s to %s)\n",
@@ -241,7 +215,7 @@ static void overhead(const struct out *o, const struct workload *w)
 
 void render_workload_text(FILE *f, const struct workload *w, const struct text_style *st)
 {
-	struct out o = {f, st};
+	struct text_out o = {f, st};
 
 	header(&o, w);
 	if (w->runs) {

@@ -162,7 +162,7 @@ static void print_group(struct tree_out *o, const struct group *g, const char *p
 
 	for (size_t i = 0; i < g->n; i++)
 		recorded += !isnan(v[i] = proc_startup(o, g->member[i]));
-	wl_fmt_dur(st, sizeof st, median_picked(v, NULL, g->n, v), o->st->utf8);
+	render_dur(st, sizeof st, median_picked(v, NULL, g->n, v), o->st->utf8);
 	free(v);
 	label(o, g, name, sizeof name);
 	fprintf(o->f, "  %s%s%s", prefix,
