@@ -30,6 +30,9 @@ struct vals {
 };
 
 /* Parse the words with a table of every type; the exit status, -1 to go on. */
+/* What the last parse printed on stderr. */
+static char msg[1024];
+
 static int parse(const struct command *c, struct vals *v, int *first, char **argv)
 {
 	const struct opt opts[] = {
@@ -44,16 +47,23 @@ static int parse(const struct command *c, struct vals *v, int *first, char **arg
 		OPT_OUTPUT(&v->out, "output"),
 		OPT_END(),
 	};
-	int argc = 0, saved = dup(2), null = open("/dev/null", O_WRONLY), r;
+	FILE *err = tmpfile();
+	int argc = 0, saved = dup(2), r;
+	size_t n;
 
 	while (argv[argc])
 		argc++;
 	memset(v, 0, sizeof *v);
-	dup2(null, 2); /* the usage errors are expected */
+	fflush(stderr);
+	dup2(fileno(err), 2); /* the usage errors are expected: kept in msg */
 	r = parse_options(c, argc, argv, opts, first);
+	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
-	close(null);
+	rewind(err);
+	n = fread(msg, 1, sizeof msg - 1, err);
+	msg[n] = '\0';
+	fclose(err);
 	return r;
 }
 
@@ -79,7 +89,10 @@ int main(void)
 	CHECK(parse(&permuting, &v, &first, (char *[]){"t", "--format", "json", "a", NULL}) ==
 	      EXIT_USAGE);
 	CHECK(parse(&permuting, &v, &first, (char *[]){"t", "a", "-u", NULL}) == EXIT_USAGE);
+	/* A missing value and an unknown option are told apart (the ':' first). */
+	CHECK(strstr(msg, "option '-u' needs a value") != NULL);
 	CHECK(parse(&permuting, &v, &first, (char *[]){"t", "-x", "a", NULL}) == EXIT_USAGE);
+	CHECK(strstr(msg, "unknown option '-x'") != NULL && !strstr(msg, "needs a value"));
 	CHECK(parse(&permuting, &v, &first, (char *[]){"t", "--flag=1", "a", NULL}) == EXIT_USAGE);
 	CHECK(parse(&permuting, &v, &first, (char *[]){"t", NULL}) == EXIT_USAGE);
 	CHECK(parse(&permuting, &v, &first, (char *[]){"t", "a", "b", "c", NULL}) == EXIT_USAGE);
