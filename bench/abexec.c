@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	size_t nv = (size_t)(argc - optind);
-	if (!nv || !runs || shm_create(&shm, 64 * 1024, &err)) {
+	if (!nv || !runs || shm_create(&shm, LDPROF_SHM_RUN_BYTES, &err)) {
 		fprintf(stderr, "usage: abexec [-n RUNS] [-w WARMUP] 'LABEL|ENV ...|CMD ...'...\n");
 		return 2;
 	}

@@ -21,7 +21,7 @@
 
 extern char **environ;
 
-#define SHM_BYTES (64 * 1024)
+#define SHM_BYTES LDPROF_SHM_RUN_BYTES
 
 #ifndef LDPROF_PKGLIBDIR
 #define LDPROF_PKGLIBDIR "/usr/local/lib/ldprof"

@@ -151,12 +151,26 @@ static void header_identity(struct ldprof_shm_header *h, size_t size)
 	h->clock = LDPROF_CLOCK_TSC;
 }
 
+/*
+ * A run buffer of LDPROF_SHM_RUN_BYTES keeps the shim's state in the
+ * header's page, then the names, then the records, so that the pages a
+ * run touches are the first five (ldprof-record.h says why);
+ * any other size has no state area: records take three quarters, names
+ * the rest.
+ */
 void shm_init_header(struct ldprof_shm_header *h, size_t size)
 {
-	/* Records take three quarters, names the rest. */
 	size_t rec_bytes = (size - sizeof *h) / 4 * 3;
 
 	header_identity(h, size);
+	if (size == LDPROF_SHM_RUN_BYTES) {
+		h->state_off = LDPROF_SHM_STATE_OFF;
+		h->strings_off = LDPROF_SHM_STATE_OFF + LDPROF_SHM_STATE_BYTES;
+		h->strings_cap = 12u * 1024;
+		h->records_off = h->strings_off + h->strings_cap;
+		h->records_cap = (uint32_t)((size - h->records_off) / sizeof(struct ldprof_record));
+		return;
+	}
 	h->records_off = sizeof *h;
 	h->records_cap = (uint32_t)(rec_bytes / sizeof(struct ldprof_record));
 	h->strings_off = h->records_off + h->records_cap * (uint32_t)sizeof(struct ldprof_record);
@@ -207,8 +221,15 @@ int shm_reset(struct shm_buf *s, struct errbuf *err)
 	} else {
 		shm_init_header(hdr, s->size);
 	}
-	/* The shim's first name lands here: allocated now, not in the child. */
+	/*
+	 * The pages the shim writes first (its state, its first name and
+	 * record): allocated now, not in the child, where one fault then maps
+	 * them all (the kernel maps the cached pages around a fault).
+	 */
 	((volatile char *)hdr)[hdr->strings_off] = 0;
+	((volatile char *)hdr)[hdr->records_off] = 0;
+	if (hdr->state_off)
+		((volatile char *)hdr)[hdr->state_off] = 0;
 	s->reset_ts = tsc_now();
 	return 0;
 }
