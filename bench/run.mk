@@ -11,6 +11,12 @@ $(ABEXEC): bench/abexec.c $(ANALYZER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ANALYZER_CFLAGS) -o $@ $< $(ANALYZER_LIB) $(ANALYZER_LIBS)
 
+# One run under perf, to list its page faults one by one (bench-faults).
+FAULTRUN := $(B)/bench/faultrun
+$(FAULTRUN): bench/faultrun.c $(ANALYZER_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ANALYZER_CFLAGS) -o $@ $< $(ANALYZER_LIB) $(ANALYZER_LIBS)
+
 $(MIN_AUDIT): bench/min-audit.c
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $<

@@ -286,8 +286,11 @@ static void hook_record(uint16_t type, uint32_t u32, uint64_t a)
 	    (!shim_owner_strict() || __atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED)))
 		return;
 	shim_emit(ts, type, LDPROF_NO_OBJ, u32, a, 0);
-	if (type == LDPROF_REC_MAIN_RETURN || type == LDPROF_REC_EXIT_CALL)
+	if (type == LDPROF_REC_MAIN_RETURN || type == LDPROF_REC_EXIT_CALL) {
+		if (shim_owner())
+			shim.main_done = 1;
 		shim_note_end();
+	}
 }
 
 static unsigned attach_preload(struct link_map *m)
@@ -328,6 +331,8 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 	uint32_t idx = shim.nobj < LDPROF_NO_OBJ ? shim.nobj++ : LDPROF_NO_OBJ;
 	if (idx == 0)
 		shim.main = map;
+	if (idx < LDPROF_MAX_OBJS)
+		shim_obj(idx)->map = map;
 	*cookie = idx;
 	if (map == shim.rtld)
 		flags = LDPROF_OBJ_LOADER;
@@ -392,12 +397,18 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	if (shim.off)
 		return;
 	shim_emit(ts, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, flag, 0, 0);
-	if (flag == LA_ACT_CONSISTENT && !shim.hooked) {
+	if (flag != LA_ACT_CONSISTENT || (!shim.follow && !shim_owner()))
+		return;
+	if (!shim.hooked) {
 		emit_symbind();
 		shim.hooked = 1;
 		if (!shim.preload)
 			shim_install_hooks();
 	}
+	if (!shim.main_done)
+		shim_lazy_note();
+	else if (!__atomic_exchange_n(&shim.lazy_done, 1, __ATOMIC_RELAXED))
+		shim_lazy_count();
 }
 
 SHIM_EXPORT void la_preinit(uintptr_t *cookie)

@@ -19,7 +19,7 @@ SHIM_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -ffreestanding -fno-b
 SHIM_LDFLAGS = -shared -nostdlib -Wl,--hash-style=gnu -Wl,-z,norelro -Wl,-z,noexecstack -Wl,-z,noseparate-code \
 	       -Wl,--no-undefined-version -Wl,-z,now -Wl,-Bsymbolic
 
-SHIM_AUDIT_OBJS   := $(B)/preload/audit.o $(B)/preload/ctor.o $(B)/preload/hooks.o \
+SHIM_AUDIT_OBJS   := $(B)/preload/audit.o $(B)/preload/ctor.o $(B)/preload/hooks.o $(B)/preload/lazy.o \
 		     $(B)/preload/stubs.o $(B)/preload/trampoline.o $(B)/preload/record.o \
 		     $(B)/preload/shim-elfsym.o
 SHIM_PRELOAD_OBJS := $(B)/preload/preload.o $(B)/preload/shim-elfsym.o

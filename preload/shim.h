@@ -1,7 +1,8 @@
 /*
  * Internal interfaces and state of the audit module. The files call only
- * downward: audit.c (the la_* entries) -> ctor.c, hooks.c -> stubs.S ->
- * trampoline.c -> record.c (the state and shim_emit) -> shim-elfsym.c.
+ * downward: audit.c (the la_* entries) -> lazy.c -> ctor.c, hooks.c ->
+ * stubs.S -> trampoline.c -> record.c (the state and shim_emit) ->
+ * shim-elfsym.c.
  */
 #ifndef LDPROF_SHIM_H
 #define LDPROF_SHIM_H
@@ -40,6 +41,8 @@ struct obj_state {
 	void *init_slot[1], *fini_slot[1];    /* one-entry replacement arrays */
 	uint64_t symbind_first, symbind_last; /* ldprof-audit-symbind.so only */
 	uint32_t symbind_count;
+	struct link_map *map;
+	uintptr_t plt_unbound0; /* lazy.c: slot 0's value while unbound (slot i's is +16 i), or 0 */
 };
 
 /*
@@ -63,6 +66,9 @@ struct shim_state {
 	int preload;	/* ldprof's preload does the hooks instead */
 	int hooked;	/* hooks installed */
 	int exiting;	/* an exit function was called (recursion guard) */
+	int main_done;	/* main returned or exit was called: the next CONSISTENT is the exit's */
+	int lazy_done;	/* lazy.c counted at exit */
+	uint32_t lazy_seen; /* objects whose unbound PLT values lazy.c has noted */
 	int follow;	/* follow mode (LDPROF_OPT_FOLLOW): the fields at the end */
 	void *real[HOOK_COUNT];
 	main_fn real_main;
@@ -136,9 +142,20 @@ SHIM_HIDDEN uint32_t shim_copy_string(const char *s);
 SHIM_HIDDEN unsigned shim_instrument(struct link_map *m, uint32_t idx);
 
 /*
+ * Lazy binding (lazy.c): at each LA_ACT_CONSISTENT before the exit, note
+ * where the new objects' unbound PLT slots point; at the exit's, count per
+ * object the slots bound since (LDPROF_REC_LAZY).
+ */
+SHIM_HIDDEN void shim_lazy_note(void);
+SHIM_HIDDEN void shim_lazy_count(void);
+
+/*
  * After relocation: point the GOT slots that call __libc_start_main and the
  * exit functions at our wrappers (hooks.c).
  */
 SHIM_HIDDEN void shim_install_hooks(void);
+
+/* Whether addr is one of hooks.c's wrappers (a slot we pointed there). */
+SHIM_HIDDEN int shim_is_wrapper(uintptr_t addr);
 
 #endif

@@ -111,6 +111,10 @@ static const char *fields_bad(const struct ldprof_shm_header *h, struct walk *w,
 	case LDPROF_REC_SYMBIND:
 		return !obj_ok(w, r->obj) || r->a > r->b || r->b != r->ts ? "impossible binding span"
 									  : NULL;
+	case LDPROF_REC_LAZY:
+		return !obj_ok(w, r->obj) || r->u32 > r->a || r->b > w->hi - r->ts
+			       ? "impossible lazy-binding count"
+			       : NULL;
 	case LDPROF_REC_FORKED:
 		if (!w->forked || w->nrecords || r->ts != w->lo || r->u32 > LDPROF_NO_OBJ ||
 		    r->a > INT32_MAX || r->b < r->ts || r->b > w->hi)

@@ -164,6 +164,7 @@ enum ldprof_rec_type {
 	LDPROF_REC_MAIN_ENTER = 12, /* the main wrapper starts */
 	LDPROF_REC_SYMBIND = 13,    /* la_symbind64 during an object's relocation */
 	LDPROF_REC_FORKED = 14,	    /* follow mode: the first record of a forked child */
+	LDPROF_REC_LAZY = 15,	    /* at exit: an object's lazy PLT slots bound since startup */
 };
 
 /* LDPROF_REC_OBJOPEN flags, in the low bits of b. */
