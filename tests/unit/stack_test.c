@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -419,6 +420,104 @@ out:
 	free_maps(&c);
 }
 
+/* The file range [off, off + size) of section name in the ELF file at path; false if none. */
+static bool section_range(const char *path, const char *name, uint64_t *off, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	size_t shstrndx;
+	bool found = false;
+
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx))
+		for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !found;
+		     scn = elf_nextscn(elf, scn)) {
+			GElf_Shdr sh;
+			const char *n;
+			if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			    !strcmp(n, name)) {
+				*off = sh.sh_offset;
+				*size = sh.sh_size;
+				found = true;
+			}
+		}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* Overwrite [off, off + size) of fd with random bytes, keeping the first keep. */
+static void scribble(int fd, uint64_t off, uint64_t size, uint64_t keep, unsigned *seed)
+{
+	uint8_t b[4096];
+
+	for (uint64_t at = keep; at < size; at += sizeof b) {
+		size_t n = size - at < sizeof b ? (size_t)(size - at) : sizeof b;
+		for (size_t i = 0; i < n; i++)
+			b[i] = (uint8_t)rand_r(seed);
+		CHECK(pwrite(fd, b, n, (off_t)(off + at)) == (ssize_t)n);
+	}
+}
+
+/*
+ * A copy of this binary whose .eh_frame and .eh_frame_hdr are random
+ * (with the header's first bytes kept half the time, so that its table is
+ * searched): the sample unwinds to an error or a short stack, never a
+ * crash or a read outside the file.
+ */
+static void corrupt_unwind_tables(void)
+{
+	static struct captured c;
+	char dir[] = "/tmp/ldprof-stack-XXXXXX", cmd[4200], path[256];
+	struct stack_map maps[MAX_MAPS];
+	struct stack_frame frames[MAX_FRAMES];
+	uint64_t hoff, hsize, foff, fsize;
+	unsigned seed = 777;
+	const char *self;
+	int survived = 0;
+
+	read_maps(&c);
+	sink = outer(&c);
+	offset_of(&c, c.sample.ip, &self);
+	if (!self || !mkdtemp(dir)) {
+		CHECK(0);
+		goto out;
+	}
+	snprintf(path, sizeof path, "%s/corrupt", dir);
+	snprintf(cmd, sizeof cmd, "cp %s %s", self, path);
+	CHECK(run(cmd) == 0);
+	CHECK(section_range(path, ".eh_frame_hdr", &hoff, &hsize));
+	CHECK(section_range(path, ".eh_frame", &foff, &fsize));
+	for (size_t i = 0; i < c.nmaps; i++) {
+		maps[i] = c.maps[i];
+		if (!strcmp(c.maps[i].path, self))
+			maps[i].path = path;
+	}
+	int fd = open(path, O_WRONLY);
+	CHECK(fd >= 0);
+	for (int round = 0; fd >= 0 && round < 40; round++) {
+		struct stack_unwinder *u;
+		struct errbuf err;
+		bool complete;
+		scribble(fd, hoff, hsize, round & 1 ? 4 : 0, &seed);
+		scribble(fd, foff, fsize, 0, &seed);
+		if (stack_unwinder_new(&u, &err))
+			break;
+		int n = stack_unwind(u, maps, c.nmaps, &c.sample, frames, MAX_FRAMES, &complete,
+				     &err);
+		survived += n >= -EINVAL && n <= MAX_FRAMES;
+		stack_unwinder_free(u);
+	}
+	CHECK(survived == 40);
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	run(cmd);
+out:
+	free_maps(&c);
+}
+
 /* .dynsym of a system library (libzstd has no .symtab and no debug file) and the vDSO. */
 static void dynsym_sources(void)
 {
@@ -490,5 +589,6 @@ int main(void)
 	stack_unwinder_free(u);
 	symbol_sources();
 	dynsym_sources();
+	corrupt_unwind_tables();
 	return unit_done("stack");
 }
