@@ -67,7 +67,7 @@ __asm__(".text\n"
 struct captured {
 	struct stack_sample sample;
 	uint8_t stack[STACK_BYTES];
-	struct stack_map maps[MAX_MAPS];
+	struct stack_map maps[MAX_MAPS + 1]; /* room for one more */
 	size_t nmaps;
 	char *paths[MAX_MAPS];
 	uint64_t stack_end;
@@ -151,6 +151,18 @@ static __attribute__((noinline)) int middle(struct captured *c)
 static __attribute__((noinline)) int outer(struct captured *c)
 {
 	return middle(c) * 3 + sink;
+}
+
+/* The file offset of a function of this binary, through a stack_map of it. */
+static uint64_t offset_of(const struct captured *c, uintptr_t addr, const char **path)
+{
+	for (size_t i = 0; i < c->nmaps; i++)
+		if (addr >= c->maps[i].start && addr < c->maps[i].end) {
+			*path = c->maps[i].path;
+			return addr - c->maps[i].start + c->maps[i].pgoff;
+		}
+	*path = NULL;
+	return 0;
 }
 
 static const char *frame_name(struct stack_unwinder *u, const struct captured *c,
@@ -237,6 +249,52 @@ static void maps_reordered(struct stack_unwinder *u)
 	int n = stack_unwind(u, c.maps, c.nmaps, &c.sample, frames, MAX_FRAMES, &complete, &err);
 	CHECK(n >= 3 && complete);
 	CHECK(n >= 3 && !strcmp(frame_name(u, &c, &frames[2], &sym), "outer"));
+	free_maps(&c);
+}
+
+/*
+ * A newer mapping over an older one's object (dlclose, then dlopen at the
+ * same place) replaces it: the ip is then in the newer object, whatever
+ * libunwind had cached for that address.
+ */
+static void newer_mapping(struct stack_unwinder *u)
+{
+	static struct captured c;
+	struct stack_map maps[MAX_MAPS + 1];
+	struct stack_frame frames[MAX_FRAMES];
+	struct stack_sym sym;
+	struct errbuf err;
+	bool complete;
+	const char *self, *zstd;
+
+	sink = (int)ZSTD_compressBound(1);
+	read_maps(&c);
+	sink = outer(&c);
+	int n = stack_unwind(u, c.maps, c.nmaps, &c.sample, frames, MAX_FRAMES, &complete, &err);
+	CHECK(n >= 3 && !strcmp(frame_name(u, &c, &frames[0], &sym), "inner"));
+	offset_of(&c, c.sample.ip, &self);
+	offset_of(&c, (uintptr_t)ZSTD_compressBound, &zstd);
+	size_t at = 0, z = 0;
+	for (size_t i = 0; i < c.nmaps; i++) {
+		at = c.maps[i].start <= c.sample.ip && c.sample.ip < c.maps[i].end ? i : at;
+		z = zstd && c.maps[i].path == zstd ? i : z;
+	}
+	if (!self || !zstd) {
+		CHECK(0);
+		goto out;
+	}
+	memcpy(maps, c.maps, c.nmaps * sizeof(*maps));
+	maps[c.nmaps] = (struct stack_map){c.maps[at].start, c.maps[at].end, c.maps[z].pgoff, zstd};
+	c.maps[c.nmaps] = maps[c.nmaps];
+	n = stack_unwind(u, maps, c.nmaps + 1, &c.sample, frames, MAX_FRAMES, &complete, &err);
+	CHECK(n >= 1 && frames[0].map == (int)c.nmaps);
+	if (n >= 1) {
+		c.nmaps++;
+		frame_name(u, &c, &frames[0], &sym);
+		c.nmaps--;
+		CHECK(!strcmp(sym.object, path_basename(zstd)));
+	}
+out:
 	free_maps(&c);
 }
 
@@ -337,18 +395,6 @@ static int run(const char *cmd)
 	if (ret)
 		fprintf(stderr, "stack_test: failed (%d): %s\n", ret, cmd);
 	return ret;
-}
-
-/* The file offset of a function of this binary, through a stack_map of it. */
-static uint64_t offset_of(const struct captured *c, uintptr_t addr, const char **path)
-{
-	for (size_t i = 0; i < c->nmaps; i++)
-		if (addr >= c->maps[i].start && addr < c->maps[i].end) {
-			*path = c->maps[i].path;
-			return addr - c->maps[i].start + c->maps[i].pgoff;
-		}
-	*path = NULL;
-	return 0;
 }
 
 /*
@@ -583,6 +629,7 @@ int main(void)
 	}
 	known_chain(u);
 	maps_reordered(u);
+	newer_mapping(u);
 	bad_samples(u);
 	hostile_samples(u);
 	known_chain(u);
