@@ -62,6 +62,25 @@ bool stack_obj_read(const struct stack_obj *o, uint64_t vaddr, void *buf, size_t
 	return false;
 }
 
+bool stack_obj_word(const struct stack_obj *o, uint64_t vaddr, uint64_t *val)
+{
+	for (size_t i = 0; i < o->nsegs; i++) {
+		const struct stack_seg *s = &o->segs[i];
+		uint64_t off = vaddr - s->vaddr;
+		if (vaddr < s->vaddr || off >= s->filesz)
+			continue;
+		const uint8_t *p = o->image + s->offset + off;
+		if (s->filesz - off >= sizeof(*val)) {
+			memcpy(val, p, sizeof(*val)); /* a constant size: one load */
+			return true;
+		}
+		*val = 0;
+		memcpy(val, p, (size_t)(s->filesz - off));
+		return true;
+	}
+	return false;
+}
+
 /* The segments, each checked to lie inside the file. */
 static int read_segments(struct stack_obj *o, GElf_Phdr *eh_frame)
 {
