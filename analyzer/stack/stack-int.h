@@ -75,6 +75,8 @@ struct stack_unwinder {
 	size_t nspans, spans_cap;
 };
 
+/* Open path read-only if it is a regular file: an fd, or -errno (-ENODEV for any other kind). */
+int stack_open_file(const char *path);
 /* The object at path, opened and cached on first use; never NULL (see open_err). */
 struct stack_obj *stack_obj_get(struct stack_unwinder *u, const char *path);
 void stack_obj_free(void *obj);
