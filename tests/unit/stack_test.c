@@ -340,6 +340,10 @@ static void bad_samples(struct stack_unwinder *u)
 				 "/nonexistent/ldprof-stack-test"};
 	CHECK(stack_unwind(u, &gone, 1, &c.sample, frames, MAX_FRAMES, &complete, &err) == -ENOENT);
 	CHECK(strstr(err.msg, "no readable object") != NULL);
+	/* ... or is anonymous (JIT code): said so. */
+	gone.path = NULL;
+	CHECK(stack_unwind(u, &gone, 1, &c.sample, frames, MAX_FRAMES, &complete, &err) == -ENOENT);
+	CHECK(strstr(err.msg, "(anonymous)") != NULL);
 	free_maps(&c);
 }
 
