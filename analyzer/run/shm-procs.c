@@ -349,6 +349,7 @@ static void fill_proc(const struct ldprof_shm_header *h, struct set *s, struct s
 		return;
 	}
 	p->flags = c->flags | (s->truncated ? LDPROF_SHM_F_OVERFLOW : 0);
+	p->forked_ts = s->forked_at;
 	p->ev = s->run.ev;
 	p->nev = s->run.nev;
 	s->run.ev = NULL;

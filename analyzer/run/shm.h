@@ -115,6 +115,7 @@ void shm_collect(const struct shm_buf *s, pid_t pid, struct trace *t, struct tra
 struct shm_proc {
 	int32_t pid, ppid;   /* ppid: its parent when the shim started recording */
 	uint64_t version_ts; /* la_version of the exec, TSC ticks */
+	uint64_t forked_ts;  /* SHM_PROC_FORKED: when the shim first saw the child */
 	/*
 	 * The shim's flags (enum ldprof_shm_flags, LDPROF_CHUNK_F_*: FORKED, an
 	 * argv cut short), and TRACE_SHM_CORRUPT when its chunks failed the
