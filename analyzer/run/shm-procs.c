@@ -471,8 +471,19 @@ int shm_collect_procs(const struct shm_buf *s, struct trace *t, struct shm_proc 
 		      uint64_t *lost_execs, struct errbuf *err)
 {
 	struct shm_expect x = {.start_ts = s->reset_ts, .end_ts = tsc_now(), .pid = s->hdr->pid};
+	void *copy = shm_snapshot(s->hdr, s->size);
+	int r;
 
-	return shm_decode_procs(s->hdr, s->size, &x, t, out, n, lost_execs, err);
+	if (!copy) {
+		*out = NULL;
+		*n = 0;
+		*lost_execs = 0;
+		return set_err(err, ENOMEM, "record buffer: no memory for its copy");
+	}
+	/* A copy: a process still running may write into the live buffer. */
+	r = shm_decode_procs(copy, s->size, &x, t, out, n, lost_execs, err);
+	shm_snapshot_free(copy, s->size);
+	return r;
 }
 
 void shm_procs_free(struct shm_proc *p, size_t n)

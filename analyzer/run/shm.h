@@ -100,7 +100,17 @@ int shm_decode(const void *buf, size_t size, const struct shm_expect *x, struct 
 	       struct trace_run *r, struct errbuf *err);
 
 /*
- * After a reap: decode s into r, or mark r's shim data corrupt. Never fails.
+ * A private copy of a live buffer of size bytes, for the decoder: every
+ * byte in use read once (the header, then the names and chunks it says
+ * are in use; a flat buffer whole), so that a process still writing into
+ * the buffer cannot change what was checked before it is used. The rest
+ * is zero. NULL without memory; free with shm_snapshot_free.
+ */
+void *shm_snapshot(const void *live, size_t size);
+void shm_snapshot_free(void *copy, size_t size);
+
+/*
+ * After a reap: decode a snapshot of s into r, or mark r's shim data corrupt. Never fails.
  * In follow mode r gets the launched process's first exec, as without -f;
  * shm_collect_procs gives every process's.
  */
@@ -150,7 +160,7 @@ struct shm_proc {
 int shm_decode_procs(const void *buf, size_t size, const struct shm_expect *x, struct trace *t,
 		     struct shm_proc **out, size_t *n, uint64_t *lost_execs, struct errbuf *err);
 
-/* After the run's processes are reaped: shm_decode_procs on s, within its run. */
+/* After the run's processes are reaped: shm_decode_procs on a snapshot of s, within its run. */
 int shm_collect_procs(const struct shm_buf *s, struct trace *t, struct shm_proc **out, size_t *n,
 		      uint64_t *lost_execs, struct errbuf *err);
 void shm_procs_free(struct shm_proc *p, size_t n);
