@@ -83,7 +83,7 @@ def overhead(ldprof, rounds, cmd):
     line(rows, "cpu", 1000, "ms")
     f = statistics.median(r["f_cpu"] for r in rows)
     p = statistics.median(r["p_cpu"] for r in rows)
-    print("   per exec: %+.1f us of CPU (goal: <= 5%% of the workload)" % ((f - p) / rows[0]["execs"]))
+    print("   per exec: %+.1f us of CPU (goal: <= 5%% of the workload)" % ((f - p) / max(rows[0]["execs"], 1)))
 
 
 def med(s):
