@@ -60,5 +60,8 @@ while [ $i -lt $runs ]; do
 	expect_eq "run $i: the writer was writing" 0 "$(cat "$TMP/ready$i")"
 	expect_eq "run $i: the top's CPU is a value checked (1 us, or the shim's own), or none" ok \
 		"$(json_eval "$TMP/j$i" "(lambda e: 'ok' if e['user_us'] is None or e['user_us'] < 1e7 else e['user_us'])(d['per_run'][0]['tree']['execs'][0])")"
+	# The run's records and the tree's are read from one copy: both, or neither.
+	expect_eq "run $i: the top's phases and its CPU come from one moment" ok \
+		"$(json_eval "$TMP/j$i" "(lambda e: 'ok' if (e['user_us'] is None) == (e['phases_us'] is None) else e)(d['per_run'][0]['tree']['execs'][0])")"
 done
 done_testing

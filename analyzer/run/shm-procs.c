@@ -471,7 +471,8 @@ int shm_collect_procs(const struct shm_buf *s, struct trace *t, struct shm_proc 
 		      uint64_t *lost_execs, struct errbuf *err)
 {
 	struct shm_expect x = {.start_ts = s->reset_ts, .end_ts = tsc_now(), .pid = s->hdr->pid};
-	void *copy = shm_snapshot(s->hdr, s->size);
+	void *own = s->frozen ? NULL : shm_snapshot(s->hdr, s->size);
+	const void *copy = s->frozen ? s->frozen : own;
 	int r;
 
 	if (!copy) {
@@ -482,7 +483,7 @@ int shm_collect_procs(const struct shm_buf *s, struct trace *t, struct shm_proc 
 	}
 	/* A copy: a process still running may write into the live buffer. */
 	r = shm_decode_procs(copy, s->size, &x, t, out, n, lost_execs, err);
-	shm_snapshot_free(copy, s->size);
+	shm_snapshot_free(own, s->size);
 	return r;
 }
 

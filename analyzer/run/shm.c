@@ -129,8 +129,15 @@ char *shm_follow_path(const struct shm_buf *s)
 	return xasprintf("/proc/%d/fd/%d", (int)getpid(), s->fd);
 }
 
+void shm_freeze(struct shm_buf *s)
+{
+	shm_snapshot_free(s->frozen, s->size);
+	s->frozen = shm_snapshot(s->hdr, s->size);
+}
+
 void shm_destroy(struct shm_buf *s)
 {
+	shm_snapshot_free(s->frozen, s->size);
 	if (s->hdr)
 		munmap(s->hdr, s->size);
 	if (s->fd >= 0)
@@ -200,6 +207,8 @@ int shm_reset(struct shm_buf *s, struct errbuf *err)
 	close(fd);
 	munmap(s->hdr, s->size);
 	s->hdr = hdr;
+	shm_snapshot_free(s->frozen, s->size);
+	s->frozen = NULL;
 	if (s->chunk_size) {
 		shm_init_follow_header(hdr, s->size, s->chunk_size);
 		/* The top process's chunk, like the names' first page: allocated now. */
@@ -268,9 +277,10 @@ void shm_collect(const struct shm_buf *s, pid_t pid, struct trace *t, struct tra
 {
 	struct shm_expect x = {.start_ts = s->reset_ts, .end_ts = r->reap_ts, .pid = pid};
 	struct errbuf err;
-	void *copy = shm_snapshot(s->hdr, s->size);
+	void *own = s->frozen ? NULL : shm_snapshot(s->hdr, s->size);
+	const void *copy = s->frozen ? s->frozen : own;
 
 	/* Without memory for the copy, the run's records are lost, never misread. */
-	shm_decode(copy ? copy : NULL, copy ? s->size : 0, &x, t, r, &err);
-	shm_snapshot_free(copy, s->size);
+	shm_decode(copy, copy ? s->size : 0, &x, t, r, &err);
+	shm_snapshot_free(own, s->size);
 }

@@ -26,6 +26,7 @@ struct shm_buf {
 	struct ldprof_shm_header *hdr;
 	uint64_t reset_ts;   /* when shm_reset made this buffer: before the fork */
 	uint32_t chunk_size; /* follow mode (shm_create_follow); 0 otherwise */
+	void *frozen;	     /* shm_freeze's snapshot of this run's buffer, or NULL */
 };
 
 /* A buffer of size bytes (a memfd mapped MAP_SHARED). */
@@ -110,7 +111,15 @@ void *shm_snapshot(const void *live, size_t size);
 void shm_snapshot_free(void *copy, size_t size);
 
 /*
- * After a reap: decode a snapshot of s into r, or mark r's shim data corrupt. Never fails.
+ * After a reap: one snapshot of s (shm_snapshot) that shm_collect and
+ * shm_collect_procs then both read, so that the run's records and its
+ * tree's come from one moment. Without memory for it, each takes its own.
+ * Freed by the next shm_reset or shm_destroy.
+ */
+void shm_freeze(struct shm_buf *s);
+
+/*
+ * After a reap: decode a snapshot of s (shm_freeze's, or its own) into r, or mark r's shim data corrupt. Never fails.
  * In follow mode r gets the launched process's first exec, as without -f;
  * shm_collect_procs gives every process's.
  */
@@ -160,7 +169,7 @@ struct shm_proc {
 int shm_decode_procs(const void *buf, size_t size, const struct shm_expect *x, struct trace *t,
 		     struct shm_proc **out, size_t *n, uint64_t *lost_execs, struct errbuf *err);
 
-/* After the run's processes are reaped: shm_decode_procs on a snapshot of s, within its run. */
+/* After the run's processes are reaped: shm_decode_procs on a snapshot of s (as shm_collect), within its run. */
 int shm_collect_procs(const struct shm_buf *s, struct trace *t, struct shm_proc **out, size_t *n,
 		      uint64_t *lost_execs, struct errbuf *err);
 void shm_procs_free(struct shm_proc *p, size_t n);
