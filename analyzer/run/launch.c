@@ -426,6 +426,7 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 	}
 	if (ret || !profiled)
 		return ret;
+	shm_freeze(&l->shm); /* one moment for the run's records and its tree's */
 	shm_collect(&l->shm, pid, t, r);
 	if (r->tree)
 		join_shim(l, t, r);

@@ -129,8 +129,15 @@ char *shm_follow_path(const struct shm_buf *s)
 	return xasprintf("/proc/%d/fd/%d", (int)getpid(), s->fd);
 }
 
+void shm_freeze(struct shm_buf *s)
+{
+	shm_snapshot_free(s->frozen, s->size);
+	s->frozen = shm_snapshot(s->hdr, s->size);
+}
+
 void shm_destroy(struct shm_buf *s)
 {
+	shm_snapshot_free(s->frozen, s->size);
 	if (s->hdr)
 		munmap(s->hdr, s->size);
 	if (s->fd >= 0)
@@ -214,6 +221,8 @@ int shm_reset(struct shm_buf *s, struct errbuf *err)
 	close(fd);
 	munmap(s->hdr, s->size);
 	s->hdr = hdr;
+	shm_snapshot_free(s->frozen, s->size);
+	s->frozen = NULL;
 	if (s->chunk_size) {
 		shm_init_follow_header(hdr, s->size, s->chunk_size);
 		/* The top process's chunk, like the names' first page: allocated now. */
@@ -289,20 +298,10 @@ void shm_collect(const struct shm_buf *s, pid_t pid, struct trace *t, struct tra
 {
 	struct shm_expect x = {.start_ts = s->reset_ts, .end_ts = r->reap_ts, .pid = pid};
 	struct errbuf err;
-	void *copy;
+	void *own = s->frozen ? NULL : shm_snapshot(s->hdr, s->size);
+	const void *copy = s->frozen ? s->frozen : own;
 
-	/*
-	 * A child the program forked may still map the buffer after the top
-	 * process is reaped, and scribble on it between the check and the
-	 * decoding: both read a private copy (64 KiB, outside the measured
-	 * window). The follow-mode buffer is sparse and large; its chunks are
-	 * each checked and decoded by shm_collect_procs.
-	 */
-	if (s->chunk_size || !(copy = aligned_alloc(8, (s->size + 7) / 8 * 8))) {
-		shm_decode(s->hdr, s->size, &x, t, r, &err);
-		return;
-	}
-	memcpy(copy, s->hdr, s->size);
-	shm_decode(copy, s->size, &x, t, r, &err);
-	free(copy);
+	/* Without memory for the copy, the run's records are lost, never misread. */
+	shm_decode(copy, copy ? s->size : 0, &x, t, r, &err);
+	shm_snapshot_free(own, s->size);
 }
