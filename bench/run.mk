@@ -26,8 +26,8 @@ $(MIN_AUDIT_RO): bench/min-audit.c bench/min-audit-ro.lds
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-T,bench/min-audit-ro.lds -o $@ $<
 
-# t0125 compares the shim's page faults with the floor's, run by abexec.
-check-shell: $(ABEXEC) $(MIN_AUDIT_RO)
+# t0125 compares the shim's page faults with the floor's, run by abexec and faultrun.
+check-shell: $(ABEXEC) $(FAULTRUN) $(MIN_AUDIT_RO)
 
 AUDIT_ABS   = $(CURDIR)/$(SHIM_AUDIT)
 PRELOAD_ABS = $(CURDIR)/$(SHIM_PRELOAD)

@@ -21,6 +21,7 @@ fr=$build/bench/faultrun
 floor=$build/bench/min-audit-ro.so
 shim=$TOP/preload/ldprof-audit.so
 sh="$TOP/samples/sh.dynamic $TOP/samples/foo"
+check "the bench tools are built (make check builds them)" test -x "$ab" -a -x "$fr" -a -f "$floor"
 
 if command -v perf >/dev/null 2>&1 &&
 	perf record -q -o "$TMP/probe" -e page-faults:u -c 1 -d true >/dev/null 2>&1; then
