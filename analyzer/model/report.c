@@ -385,7 +385,7 @@ void report_build(const struct trace *t, struct report *rep)
 	rep->interrupted = t->interrupted;
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
-		rep->warmup_runs += r->warmup;
+		rep->warmup_runs += r->warmup && !r->sampled;
 		rep->plain_runs += trace_run_counted(r, false);
 		if (!trace_run_counted(r, true))
 			continue;
