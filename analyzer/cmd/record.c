@@ -45,6 +45,7 @@ int cmd_record(const struct command *cmd, int argc, char **argv)
 		OPT_GROUP("Options:"),
 		OPT_OUTPUT(&path, "the trace file to write (atomically); required"),
 		PROFILE_OPTIONS(&p),
+		SAMPLE_OPTIONS(&p),
 		OPT_HELP(),
 		OPT_END(),
 	};
@@ -53,6 +54,8 @@ int cmd_record(const struct command *cmd, int argc, char **argv)
 	profile_opts_defaults(&p);
 	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
+	if (p.sample && p.follow)
+		return usage_error(cmd->name, "--sample: not available with -f (one process is sampled)");
 	if (!path)
 		return usage_error("record", "no trace file given (-o FILE)");
 	r = model_profile_program(&p, argc - first, argv + first, &t);

@@ -8,6 +8,7 @@
 
 #include "ldprof-record.h"
 #include "model/analyze.h"
+#include "model/samples.h"
 
 char *describe_status(int st)
 {
@@ -422,6 +423,10 @@ void report_build(const struct trace *t, struct report *rep)
 	/* Kept for the per-run renderers, and for compare and diff to resample. */
 	rep->bd = bd;
 	rep->nbd = nbd;
+	if (t->sampling) {
+		rep->samples = xcalloc(1, sizeof *rep->samples);
+		samples_build(rep, rep->samples);
+	}
 	free(s.v);
 }
 
@@ -465,5 +470,9 @@ void report_free(struct report *rep)
 	for (size_t i = 0; i < rep->nnotes; i++)
 		free(rep->notes[i]);
 	free(rep->notes);
+	if (rep->samples) {
+		samples_free(rep->samples);
+		free(rep->samples);
+	}
 	memset(rep, 0, sizeof *rep);
 }

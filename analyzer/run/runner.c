@@ -59,28 +59,65 @@ static bool precise_enough(const struct trace *t, bool profiled, double target)
 	return ci_relative_halfwidth(&s) <= target;
 }
 
+/* Forget the run just added. */
+static void drop_last(struct trace *t)
+{
+	struct trace_run *r = &t->run[t->nrun - 1];
+
+	free(r->ev);
+	if (r->tree) {
+		run_tree_free(r->tree);
+		free(r->tree);
+	}
+	memset(r, 0, sizeof *r);
+	t->nrun--;
+}
+
 static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t, struct errbuf *err)
 {
 	struct trace_run *r = trace_add_run(t);
 	int ret = launcher_run(l, profiled, t, r, err);
 
 	r->warmup = warmup;
-	if (ret) {
-		/*
-		 * A run that never started, that Ctrl-C cut short, or that
-		 * stopped for the terminal is not a sample.
-		 */
-		free(r->ev);
-		if (r->tree) {
-			run_tree_free(r->tree);
-			free(r->tree);
-		}
-		t->nrun--;
+	/*
+	 * A run that never started, that Ctrl-C cut short, or that stopped
+	 * for the terminal is not a sample.
+	 */
+	if (ret)
+		drop_last(t);
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+/*
+ * --sample: a sampled run, uncounted. When the kernel refuses the event,
+ * no run was made: the reason goes to the trace and sampling stops.
+ */
+static int sampled(struct launcher *l, struct trace *t, struct errbuf *err)
+{
+	struct trace_run *r = trace_add_run(t);
+	int ret = launcher_run_sampled(l, t, r, (uint32_t)(t->nrun - 1), err);
+
+	r->warmup = true; /* never in the timing */
+	if (!ret)
+		return 0;
+	drop_last(t);
+	if (l->sample_refused) {
+		t->sampling->refused = xstrdup(err->msg);
+		return 0;
 	}
 	return ret == -EAGAIN ? 0 : ret;
 }
 
-/* One round for one side: its profiled run, then its plain run. */
+static bool sample_due(const struct runner_side *sd, const struct run_plan *p, bool warmup)
+{
+	const struct trace_sampling *s = sd->t->sampling;
+
+	if (warmup || !p->sample_every || !sd->profiled || !s || s->refused)
+		return false;
+	return (runner_counted(sd->t, true) - 1) % p->sample_every == 0;
+}
+
+/* One round for one side: its profiled run, then its plain run, then maybe a sampled one. */
 static int round_of(const struct runner_side *sd, const struct run_plan *p, bool warmup,
 		    struct errbuf *err)
 {
@@ -90,6 +127,8 @@ static int round_of(const struct runner_side *sd, const struct run_plan *p, bool
 		r = one(sd->l, true, warmup, sd->t, err);
 	if (!r && (!sd->profiled || p->plain))
 		r = one(sd->l, false, warmup, sd->t, err);
+	if (!r && sample_due(sd, p, warmup))
+		r = sampled(sd->l, sd->t, err);
 	return r;
 }
 

@@ -20,6 +20,13 @@ struct run_plan {
 	double target_rel_ci; /* adaptive: stop when the CI is within this */
 	bool plain;	      /* interleave plain runs for the overhead figure */
 	bool adapt_on_plain;  /* adaptive stop on the plain totals (compare) */
+	/*
+	 * --sample: every sample_every-th counted round also makes a sampled
+	 * run (after its timed ones), never counted in the timing; 0 = none.
+	 * Sampling stops for good when the kernel refuses it
+	 * (trace.sampling->refused says why).
+	 */
+	unsigned sample_every;
 };
 
 /* One program of several run side by side (compare): its launcher and trace. */
