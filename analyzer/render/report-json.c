@@ -7,6 +7,7 @@
 #include "base/out/json.h"
 #include "model/model.h"
 #include "render/render.h"
+#include "render/samples.h"
 #include "model/timeline.h"
 #include "base/version.h"
 
@@ -394,6 +395,7 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 	outcomes(&j, rep);
 	usage(&j, rep);
 	per_run(&j, rep);
+	render_samples_json(&j, rep);
 	render_json_notes(&j, rep->notes, rep->nnotes);
 	json_obj_close(&j);
 	*jw = j;
