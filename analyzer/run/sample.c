@@ -10,8 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 1 MiB: a 2 ms run at 20 us is ~100 samples of 8 KiB; drained while it runs anyway. */
-#define RING_BYTES_DEFAULT (1024u * 1024)
+/*
+ * 4 MiB: 2 ms of CPU at 20 us is 100 samples of 8 KiB, which the launcher,
+ * on a busy machine, may not drain in time from a smaller ring. Halved
+ * while the locked-memory limits refuse (perf_event_mlock_kb).
+ */
+#define RING_BYTES_DEFAULT (4096u * 1024)
 
 int sampler_init(struct sampler *s, uint64_t period_ns, struct errbuf *err)
 {
@@ -89,7 +93,7 @@ static void fill_attr(const struct sampler *s, struct perf_event_attr *a)
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC_RAW;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(s->ring_bytes / 4);
+	a->wakeup_watermark = (uint32_t)(s->ring_bytes / 8);
 }
 
 static int paranoid_level(void)
