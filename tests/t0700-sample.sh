@@ -6,7 +6,7 @@
 # output parses as "stack count" with the phase as the root and no ';' in
 # a frame (main's function is named "spin;in;main"); a refused
 # perf_event_open still gives the timing report and exit 0; lost samples
-# and -f are told.
+# and -f are told; chrome shows the samples on the sampled run's track.
 . "$(dirname "$0")/lib.sh"
 
 src=$FIXTURES/sample-ctor
@@ -60,6 +60,11 @@ expect_eq "the folded counts add up to the samples" \
 	"$(json_eval "$TMP/j2" "d['samples']['samples']")" "$total"
 v=$(awk '/^init;/ { all += $NF; if (/;spin_in_ctor(;|$| )/) s += $NF } END { print (s >= 0.9 * all) }' "$TMP/folded")
 expect_eq "folded: >= 90% of init's samples pass through spin_in_ctor" 1 "$v"
+
+# Chrome: the sampled run's track, its samples as instant events inside it.
+"$LDPROF" report --format chrome "$TMP/t.ldprof" >"$TMP/chrome.json"
+v=$(json_eval "$TMP/chrome.json" "(lambda ev: (lambda inst, run: len(inst) >= 50 and all(e['tid'] == run['tid'] and 0 <= e['ts'] <= run['dur'] for e in inst) and sum(e['name'] == 'spin_in_ctor' and e['args']['phase'] == 'init' for e in inst) >= 0.3 * len(inst))([e for e in ev if e['ph'] == 'i'], [e for e in ev if e.get('cat') == 'run' and e['tid'] > 1][0]))(d['traceEvents'])")
+expect_eq "chrome: the samples are instant events on the sampled run's track, spin_in_ctor's in init" true "$v"
 
 # Refused: the timing report still prints, exit 0, and the reason is told.
 LDPROF_TEST_PERF_EPERM=1 "$LDPROF" run --sample -n 5 --no-overhead "$src/prog" >"$TMP/o" 2>"$TMP/e"

@@ -23,6 +23,16 @@ void render_samples_folded(FILE *f, const struct report *rep);
 /* A frame's name for folded stacks and the flame graph: ';' and controls replaced. */
 void samples_frame_name(struct sbuf *sb, const struct trace_sampling *s, uint32_t frame);
 
+/*
+ * Chrome trace events after the report's own: the sampled run of median
+ * length (or every one) as track tid of process pid, its samples as
+ * instant events.
+ */
+void render_samples_chrome(FILE *f, const struct report *rep, bool all_runs, int pid, int tid);
+
+/* The page's flame graph section: inline SVG, click to zoom (samples-html.c). */
+void render_samples_html(FILE *f, const struct report *rep);
+
 struct json;
 /* The "samples" member of the ldprof-run/1 object (docs/json.md). */
 void render_samples_json(struct json *j, const struct report *rep);
