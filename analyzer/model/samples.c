@@ -203,12 +203,26 @@ static void aggregate(struct sample_report *sr, int p)
 	strmap_free(&c.stacks, NULL);
 }
 
+/* The sampled runs' totals, to set against the plain runs' (the cost of sampling). */
+static void sampled_totals(const struct trace *t, struct sample_report *sr)
+{
+	double *v = xmalloc((t->nrun + 1) * sizeof *v);
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nrun; i++)
+		if (t->run[i].sampled)
+			v[n++] = trace_run_us(t, &t->run[i]);
+	summarize(v, n, &sr->total_us);
+	free(v);
+}
+
 void samples_build(const struct report *rep, struct sample_report *sr)
 {
 	memset(sr, 0, sizeof *sr);
 	sr->s = rep->t->sampling;
 	if (!sr->s)
 		return;
+	sampled_totals(rep->t, sr);
 	sr->phase_of = xcalloc(sr->s->n + 1, sizeof *sr->phase_of);
 	place(rep, sr);
 	for (int p = 0; p <= PH_COUNT; p++)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/stats.h"
 #include "model/analyze.h"
 #include "trace/samples.h"
 
@@ -46,6 +47,7 @@ struct sample_report {
 	size_t samples;			/* placed in a phase */
 	size_t unplaced;		/* in a run without milestones, or outside it */
 	int *phase_of;			/* per sample of s: its phase, or SAMPLES_NO_PHASE */
+	struct summary total_us;	/* the sampled runs' totals: what sampling costs a run */
 	struct phase_samples ph[PH_COUNT + 1];
 };
 

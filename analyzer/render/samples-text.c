@@ -72,10 +72,18 @@ static void phase_top(const struct text_out *o, const struct report *rep, int p)
 	}
 }
 
-static void losses(const struct text_out *o, const struct sample_report *sr)
+static void losses(const struct text_out *o, const struct report *rep)
 {
+	const struct sample_report *sr = rep->samples;
 	const struct trace_sampling *s = sr->s;
+	char a[32], b[32];
 
+	if (sr->total_us.n && rep->plain_total.n) {
+		text_dur(o, a, sizeof a, sr->total_us.median);
+		text_dur(o, b, sizeof b, rep->plain_total.median);
+		fprintf(o->f, "  %s(a sampled run takes %s, a plain one %s: medians)%s\n", DIM(o), a, b,
+			RESET(o));
+	}
 	if (s->lost)
 		fprintf(o->f, "  %llu samples lost: the kernel's ring buffer overflowed\n",
 			(unsigned long long)s->lost);
@@ -116,5 +124,5 @@ void render_samples_text(const struct text_out *o, const struct report *rep)
 		phase_head(o, rep, p);
 		phase_top(o, rep, p);
 	}
-	losses(o, sr);
+	losses(o, rep);
 }
