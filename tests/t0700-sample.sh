@@ -24,7 +24,7 @@ fi
 check "run --sample --json exits 0" test $rc -eq 0
 expect_eq "exactly the 20 timed runs asked for" 20 "$(json_eval "$TMP/j" "d['runs']")"
 expect_eq "warmup runs are the warmup only" 3 "$(json_eval "$TMP/j" "d['warmup_runs']")"
-expect_eq "a sampled run every other round" 10 "$(json_eval "$TMP/j" "d['samples']['sampled_runs']")"
+expect_eq "a sampled run per two timed rounds" 10 "$(json_eval "$TMP/j" "d['samples']['sampled_runs']")"
 expect_eq "no sample lost" 0 "$(json_eval "$TMP/j" "d['samples']['lost']")"
 
 init() { # init EXPR over the init phase's functions named spin_in_ctor

@@ -178,7 +178,7 @@ void render_samples_html(FILE *f, const struct report *rep)
 	build(&fg, rep);
 	fprintf(f,
 		"<p class=\"sub\">%zu samples from %zu sampled runs (runs of their own, not in the "
-		"timing), one per %.1f &micro;s of user CPU; %llu lost, %llu not unwound to their "
+		"timing, after the timed ones), one per %.1f &micro;s of user CPU; %llu lost, %llu not unwound to their "
 		"start. Click a box to zoom, the bottom bar to zoom out.</p>\n",
 		sr->samples, sr->s->runs, (double)sr->s->period_ns / 1000.0,
 		(unsigned long long)sr->s->lost, (unsigned long long)sr->s->unwind_failed);

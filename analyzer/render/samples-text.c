@@ -114,7 +114,7 @@ void render_samples_text(const struct text_out *o, const struct report *rep)
 	text_dur(o, period, sizeof period, (double)sr->s->period_ns / 1000.0);
 	fprintf(o->f,
 		"\n  %sinside each phase%s: %zu samples from %zu sampled runs, one per %s of user "
-		"CPU (runs of their own, not in the timing above)\n",
+		"CPU (runs of their own, after the timed ones)\n",
 		BOLD(o), RESET(o), sr->samples, sr->s->runs, period);
 	fprintf(o->f, "  %s    self  total  function (object), its most frequent caller%s\n",
 		DIM(o), RESET(o));

@@ -44,7 +44,7 @@ static size_t follow_buffer_bytes(void)
 	return kb && *kb ? (size_t)strtoul(kb, NULL, 10) * 1024 : 0;
 }
 
-/* --sample: a sampled run every second round, so half as many as timed ones. */
+/* --sample: a sampled run per two timed rounds, so half as many as timed ones. */
 #define SAMPLE_EVERY 2u
 
 static uint64_t sample_period_ns(const struct profile_opts *o)

@@ -17,7 +17,7 @@ struct profile_opts {
 	bool preload;
 	bool symbind;
 	bool follow; /* -f: every process of the workload (follow.h) */
-	/* --sample: perf samples of every other round's extra, uncounted run (sample.h). */
+	/* --sample: perf samples of extra, uncounted runs after the timed ones (sample.h). */
 	bool sample;
 	unsigned long sample_period_us; /* --sample-period; 0 = the default, 20 */
 	double timeout_s;

@@ -108,16 +108,42 @@ static int sampled(struct launcher *l, struct trace *t, struct errbuf *err)
 	return ret == -EAGAIN ? 0 : ret;
 }
 
-static bool sample_due(const struct runner_side *sd, const struct run_plan *p, bool warmup)
+/* The sampled runs a side is owed: one per sample_every counted rounds, rounded up. */
+static size_t samples_owed(const struct runner_side *sd, const struct run_plan *p)
 {
 	const struct trace_sampling *s = sd->t->sampling;
 
-	if (warmup || !p->sample_every || !sd->profiled || !s || s->refused)
-		return false;
-	return (runner_counted(sd->t, true) - 1) % p->sample_every == 0;
+	if (!p->sample_every || !sd->profiled || !s || s->refused)
+		return 0;
+	size_t want = (runner_counted(sd->t, true) + p->sample_every - 1) / p->sample_every;
+	return want > s->runs ? want - s->runs : 0;
 }
 
-/* One round for one side: its profiled run, then its plain run, then maybe a sampled one. */
+/*
+ * After the timed rounds, the sampled runs, side by side. Not interleaved
+ * with the timed runs: for about a second after its last perf event closes,
+ * the kernel keeps its context-switch hooks on (perf_sched_events, turned
+ * off by delayed work), which made the timed runs of the sample shell 8%
+ * slower when every other round was sampled (docs/design.md).
+ */
+static int sample_rounds(struct runner_side *sides, size_t n, const struct run_plan *p,
+			 struct errbuf *err)
+{
+	int r = 0;
+	bool more = true;
+
+	while (!r && more && !interrupt_requested()) {
+		more = false;
+		for (size_t i = 0; i < n && !r; i++)
+			if (samples_owed(&sides[i], p)) {
+				r = sampled(sides[i].l, sides[i].t, err);
+				more = true;
+			}
+	}
+	return r;
+}
+
+/* One round for one side: its profiled run, then its plain run. */
 static int round_of(const struct runner_side *sd, const struct run_plan *p, bool warmup,
 		    struct errbuf *err)
 {
@@ -127,8 +153,6 @@ static int round_of(const struct runner_side *sd, const struct run_plan *p, bool
 		r = one(sd->l, true, warmup, sd->t, err);
 	if (!r && (!sd->profiled || p->plain))
 		r = one(sd->l, false, warmup, sd->t, err);
-	if (!r && sample_due(sd, p, warmup))
-		r = sampled(sd->l, sd->t, err);
 	return r;
 }
 
@@ -208,6 +232,8 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 		if (done)
 			break;
 	}
+	if (!r)
+		r = sample_rounds(sides, n, p, err);
 	*interrupted = interrupt_requested();
 	if (r == -EINTR)
 		r = 0;
