@@ -3,7 +3,7 @@
 What --sample costs, and that it leaves the timing alone. Each round, in a
 random order, one `ldprof run -n RUNS --json` with --sample and one
 without; each interleaves its own profiled and plain runs (and, with
---sample, a sampled run every other round). Prints:
+--sample, its sampled runs after the timed ones), 1.5 s apart. Prints:
 - the timed (profiled) runs' median total with sampling on and off, and
   the median of the paired differences with a bootstrap 95% CI: the
   timing must not move;
@@ -17,6 +17,7 @@ import random
 import statistics
 import subprocess
 import sys
+import time
 
 
 def run(ldprof, runs, cmd, sample):
@@ -45,6 +46,9 @@ def main():
         order = [True, False]
         rnd.shuffle(order)
         for sample in order:
+            # The kernel keeps perf's context-switch hooks on for about a
+            # second after the last event closes: let it settle first.
+            time.sleep(1.5)
             d = run(ldprof, runs, cmd, sample)
             (on if sample else off).append(d["total_us"]["median"])
             if sample:

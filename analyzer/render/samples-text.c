@@ -47,7 +47,7 @@ static void phase_head(const struct text_out *o, const struct report *rep, int p
 		RESET(o), ph->n, seen);
 	if (isfinite(took) && took > 0 && unseen > 0) {
 		text_dur(o, rest, sizeof rest, unseen);
-		fprintf(o->f, " of its %s there; %s (%.0f%%) unseen: the kernel's, or waiting",
+		fprintf(o->f, " of its %s there; %s (%.0f%%) unseen: the kernel's (sampling's included) or waiting",
 			all, rest, 100 * unseen / took);
 	}
 	fputc('\n', o->f);
