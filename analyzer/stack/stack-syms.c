@@ -9,12 +9,30 @@
 
 #include "stack/stack-int.h"
 
-static bool is_code_symbol(const GElf_Sym *s)
+/* Whether section ndx of elf holds code. */
+static bool in_code_section(Elf *elf, GElf_Section ndx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+
+	return scn && gelf_getshdr(scn, &sh) && sh.sh_flags & SHF_EXECINSTR;
+}
+
+/*
+ * Functions, and the untyped labels that hand-written assembly defines in
+ * code (ld.so's _start and _dl_start_user), but not the assembler's local
+ * labels.
+ */
+static bool is_code_symbol(Elf *elf, const GElf_Sym *s, const char *name)
 {
 	int type = GELF_ST_TYPE(s->st_info);
 
-	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF &&
-	       s->st_value != 0;
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE || s->st_value == 0)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	return type == STT_NOTYPE && name[0] != '.' && name[0] != '$' &&
+	       in_code_section(elf, s->st_shndx);
 }
 
 /* The first section of type in elf, or NULL. */
@@ -37,10 +55,9 @@ static unsigned leading_underscores(const char *name)
 
 /*
  * Which of two aliases at one address names it: the one with a size, then
- * a global over a weak or local one, then fewer leading underscores, then
- * the longer name, then the alphabetically first (so the choice never
- * depends on table order). The same preferences as perf's, so that the two
- * tools name a function alike.
+ * a function over a label, then a global over a weak or local one, then fewer leading underscores,
+ * then the longer name, then the alphabetically first (so the choice never depends on table order).
+ * The same preferences as perf's, so that the two tools name a function alike.
  */
 struct candidate {
 	GElf_Sym sym;
@@ -51,7 +68,8 @@ static int rank(const struct candidate *c)
 {
 	int bind = GELF_ST_BIND(c->sym.st_info);
 
-	return (c->sym.st_size != 0) * 4 + (bind == STB_GLOBAL) * 2 + (bind != STB_WEAK);
+	return (c->sym.st_size != 0) * 8 + (GELF_ST_TYPE(c->sym.st_info) != STT_NOTYPE) * 4 +
+	       (bind == STB_GLOBAL) * 2 + (bind != STB_WEAK);
 }
 
 static int by_preference(const struct candidate *a, const struct candidate *b)
@@ -89,10 +107,9 @@ static size_t collect(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct candid
 	for (size_t i = 0; i < count; i++) {
 		GElf_Sym s;
 		const char *name;
-		if (!gelf_getsym(data, (int)i, &s) || !is_code_symbol(&s))
-			continue;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !*name)
+		if (!gelf_getsym(data, (int)i, &s) ||
+		    !(name = elf_strptr(elf, sh->sh_link, s.st_name)) || !*name ||
+		    !is_code_symbol(elf, &s, name))
 			continue;
 		GROW(c, cap, n + 1);
 		c[n++] = (struct candidate){s, name};

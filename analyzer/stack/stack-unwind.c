@@ -3,7 +3,8 @@
  * mappings become load spans (one per object and load address); libunwind's
  * cache of register rules by address (UNW_CACHE_GLOBAL) is kept from
  * sample to sample while the mappings only grow, and flushed when they
- * change under an address it may have cached (another process, an exec).
+ * change under an address it may have cached (another process, an exec, a
+ * newer mapping over an older one's object).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,17 +48,37 @@ static int by_lo(const void *pa, const void *pb)
 	return a->map - b->map;
 }
 
-/* The span of map i's object, unless the same object at the same bias has one. */
-static void add_span(struct stack_unwinder *u, size_t i)
+/*
+ * Drop the spans that [lo, hi) overlaps: a newer mapping replaces what was
+ * there (dlclose, then dlopen at the same place). True if any was dropped.
+ */
+static bool drop_overlapped(struct stack_unwinder *u, uint64_t lo, uint64_t hi)
+{
+	size_t kept = 0;
+
+	for (size_t k = 0; k < u->nspans; k++)
+		if (u->spans[k].hi <= lo || u->spans[k].lo >= hi)
+			u->spans[kept++] = u->spans[k];
+	bool dropped = kept != u->nspans;
+	u->nspans = kept;
+	return dropped;
+}
+
+/*
+ * The span of map i's object, unless the same object at the same bias has
+ * one (an object's segments are mapped one by one). True if it replaced
+ * another object's span, whose addresses libunwind may have cached.
+ */
+static bool add_span(struct stack_unwinder *u, size_t i)
 {
 	uint64_t bias;
 	struct stack_obj *o = map_object(u, &u->maps[i], &bias);
 
 	if (!o)
-		return;
+		return false;
 	for (size_t k = 0; k < u->nspans; k++)
 		if (u->spans[k].obj == o && u->spans[k].bias == bias)
-			return;
+			return false;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (size_t k = 0; k < o->nsegs; k++) {
 		lo = o->segs[k].vaddr < lo ? o->segs[k].vaddr : lo;
@@ -65,18 +86,11 @@ static void add_span(struct stack_unwinder *u, size_t i)
 			hi = o->segs[k].vaddr + o->segs[k].memsz;
 	}
 	if (lo + bias < lo || hi + bias < hi)
-		return; /* a hostile mapping would wrap around */
+		return false; /* a hostile mapping would wrap around */
+	bool replaced = drop_overlapped(u, lo + bias, hi + bias);
 	GROW(u->spans, u->spans_cap, u->nspans + 1);
 	u->spans[u->nspans++] = (struct stack_span){lo + bias, hi + bias, bias, o, (int)i};
-}
-
-/* Whether two neighbouring spans (sorted) overlap as different objects. */
-static bool spans_conflict(const struct stack_unwinder *u)
-{
-	for (size_t k = 1; k < u->nspans; k++)
-		if (u->spans[k].lo < u->spans[k - 1].hi)
-			return true;
-	return false;
+	return replaced;
 }
 
 static void forget_maps(struct stack_unwinder *u)
@@ -102,23 +116,23 @@ static void sync_maps(struct stack_unwinder *u, const struct stack_map *maps, si
 	bool grown = keep == u->nmaps;
 	if (!grown)
 		forget_maps(u);
-	size_t old_spans = u->nspans;
+	bool replaced = false;
 	GROW(u->maps, u->maps_cap, nmaps);
 	for (size_t i = u->nmaps; i < nmaps; i++) {
 		u->maps[i] = maps[i];
 		u->maps[i].path = maps[i].path ? xstrdup(maps[i].path) : NULL;
 		u->nmaps = i + 1;
-		add_span(u, i);
+		replaced |= add_span(u, i);
 	}
 	qsort(u->spans, u->nspans, sizeof(*u->spans), by_lo);
-	if (!grown || (u->nspans != old_spans && spans_conflict(u)))
+	if (!grown || replaced)
 		unw_flush_cache(u->as, 0, 0);
 }
 
-/* The mapping addr is in, or -1. */
+/* The newest mapping addr is in, or -1. */
 static int map_index(const struct stack_unwinder *u, uint64_t addr)
 {
-	for (size_t i = 0; i < u->nmaps; i++)
+	for (size_t i = u->nmaps; i-- > 0;)
 		if (addr >= u->maps[i].start && addr < u->maps[i].end)
 			return (int)i;
 	return -1;
@@ -138,7 +152,9 @@ static bool make_frame(struct stack_ctx *c, uint64_t ip, bool leaf, struct stack
 	f->map = map_index(c->u, at);
 	if (s && stack_obj_vaddr_to_offset(s->obj, at - s->bias, &off)) {
 		f->offset = off;
-		if (f->map < 0 || c->u->maps[f->map].start > at)
+		/* a mapping of that object: the one ip is in, else the one the span came from */
+		if (f->map < 0 || !c->u->maps[f->map].path ||
+		    strcmp(c->u->maps[f->map].path, s->obj->path))
 			f->map = s->map;
 		return true;
 	}

@@ -15,8 +15,14 @@
  * bytes may be anything: a hostile sample gives an error or a short stack,
  * never a crash or a read outside the given bytes.
  *
+ * One unwinder serves one thread. Unwinding is fastest when the samples of
+ * one process are given in turn, each with the mappings known at its time
+ * in the order perf reported them (the list only grows): libunwind's cache
+ * of register rules by address is kept while the list only grows, and
+ * flushed when it changes otherwise (another process, an exec).
+ *
  * Interface stability: helper S (h/sample) codes against this header.
- * Changes since the first commit: none.
+ * Changes since the first commit: none (comments only).
  */
 #ifndef LDPROF_STACK_H
 #define LDPROF_STACK_H
@@ -30,7 +36,10 @@
 
 /*
  * One mapping of the sampled process, as PERF_RECORD_MMAP2 gives it
- * (addr, addr + len, pgoff, filename). File-backed mappings unwind and
+ * (addr, addr + len, pgoff, filename). The event needs attr.mmap = 1 as
+ * well as mmap2 = 1 (mmap2 only picks the record's format); the executable
+ * mappings it then reports are enough, without mmap_data: an object's
+ * other segments are found from its file. File-backed mappings unwind and
  * symbolize through their file; "[vdso]" through this process's own vDSO
  * (the same kernel, so unwind on the machine that recorded); any other
  * name ("[stack]", "//anon") only serves as a known address range.

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,9 +17,10 @@
 #include "stack/stack.h"
 #include "unit.h"
 
-#define MAX_MAPS    256
-#define STACK_BYTES 8192
-#define MAX_FRAMES  64
+#define MAX_MAPS 256
+#define STACK_BYTES                                                                                \
+	65528 /* perf's largest sample_stack_user: room for the sanitizer build's frames */
+#define MAX_FRAMES 64
 
 /*
  * Save every general-purpose register into regs[] (indexed as perf's) as
@@ -53,10 +55,19 @@ __asm__(".text\n"
 	"	ret\n"
 	".size capture_regs, .-capture_regs\n");
 
+/* An untyped label in code, as hand-written assembly has (ld.so's _start, _dl_start_user). */
+void untyped_label(void);
+__asm__(".text\n"
+	".p2align 4\n"
+	"untyped_label:\n"
+	"	nop\n"
+	"	nop\n"
+	"	ret\n");
+
 struct captured {
 	struct stack_sample sample;
 	uint8_t stack[STACK_BYTES];
-	struct stack_map maps[MAX_MAPS];
+	struct stack_map maps[MAX_MAPS + 1]; /* room for one more */
 	size_t nmaps;
 	char *paths[MAX_MAPS];
 	uint64_t stack_end;
@@ -96,6 +107,17 @@ static void free_maps(struct captured *c)
 		free(c->paths[i]);
 }
 
+/*
+ * Copy raw stack memory as perf does, redzones and all: byte by byte and
+ * unseen by AddressSanitizer, which would take it for an overflow.
+ */
+__attribute__((no_sanitize_address, noinline)) static void
+copy_stack(uint8_t *to, const volatile uint8_t *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		to[i] = from[i];
+}
+
 /* Take a sample of the caller: registers, then the stack bytes above its sp. */
 static __attribute__((noinline)) void take_sample(struct captured *c, uint64_t *regs)
 {
@@ -106,7 +128,7 @@ static __attribute__((noinline)) void take_sample(struct captured *c, uint64_t *
 	s->regs_mask = stack_regs_mask();
 	uint64_t sp = regs[PERF_REG_X86_SP];
 	s->stack_len = c->stack_end - sp < STACK_BYTES ? c->stack_end - sp : STACK_BYTES;
-	memcpy(c->stack, (const void *)sp, s->stack_len);
+	copy_stack(c->stack, (const volatile uint8_t *)sp, s->stack_len);
 	s->stack = c->stack;
 }
 
@@ -129,6 +151,18 @@ static __attribute__((noinline)) int middle(struct captured *c)
 static __attribute__((noinline)) int outer(struct captured *c)
 {
 	return middle(c) * 3 + sink;
+}
+
+/* The file offset of a function of this binary, through a stack_map of it. */
+static uint64_t offset_of(const struct captured *c, uintptr_t addr, const char **path)
+{
+	for (size_t i = 0; i < c->nmaps; i++)
+		if (addr >= c->maps[i].start && addr < c->maps[i].end) {
+			*path = c->maps[i].path;
+			return addr - c->maps[i].start + c->maps[i].pgoff;
+		}
+	*path = NULL;
+	return 0;
 }
 
 static const char *frame_name(struct stack_unwinder *u, const struct captured *c,
@@ -215,6 +249,52 @@ static void maps_reordered(struct stack_unwinder *u)
 	int n = stack_unwind(u, c.maps, c.nmaps, &c.sample, frames, MAX_FRAMES, &complete, &err);
 	CHECK(n >= 3 && complete);
 	CHECK(n >= 3 && !strcmp(frame_name(u, &c, &frames[2], &sym), "outer"));
+	free_maps(&c);
+}
+
+/*
+ * A newer mapping over an older one's object (dlclose, then dlopen at the
+ * same place) replaces it: the ip is then in the newer object, whatever
+ * libunwind had cached for that address.
+ */
+static void newer_mapping(struct stack_unwinder *u)
+{
+	static struct captured c;
+	struct stack_map maps[MAX_MAPS + 1];
+	struct stack_frame frames[MAX_FRAMES];
+	struct stack_sym sym;
+	struct errbuf err;
+	bool complete;
+	const char *self, *zstd;
+
+	sink = (int)ZSTD_compressBound(1);
+	read_maps(&c);
+	sink = outer(&c);
+	int n = stack_unwind(u, c.maps, c.nmaps, &c.sample, frames, MAX_FRAMES, &complete, &err);
+	CHECK(n >= 3 && !strcmp(frame_name(u, &c, &frames[0], &sym), "inner"));
+	offset_of(&c, c.sample.ip, &self);
+	offset_of(&c, (uintptr_t)ZSTD_compressBound, &zstd);
+	size_t at = 0, z = 0;
+	for (size_t i = 0; i < c.nmaps; i++) {
+		at = c.maps[i].start <= c.sample.ip && c.sample.ip < c.maps[i].end ? i : at;
+		z = zstd && c.maps[i].path == zstd ? i : z;
+	}
+	if (!self || !zstd) {
+		CHECK(0);
+		goto out;
+	}
+	memcpy(maps, c.maps, c.nmaps * sizeof(*maps));
+	maps[c.nmaps] = (struct stack_map){c.maps[at].start, c.maps[at].end, c.maps[z].pgoff, zstd};
+	c.maps[c.nmaps] = maps[c.nmaps];
+	n = stack_unwind(u, maps, c.nmaps + 1, &c.sample, frames, MAX_FRAMES, &complete, &err);
+	CHECK(n >= 1 && frames[0].map == (int)c.nmaps);
+	if (n >= 1) {
+		c.nmaps++;
+		frame_name(u, &c, &frames[0], &sym);
+		c.nmaps--;
+		CHECK(!strcmp(sym.object, path_basename(zstd)));
+	}
+out:
 	free_maps(&c);
 }
 
@@ -317,18 +397,6 @@ static int run(const char *cmd)
 	return ret;
 }
 
-/* The file offset of a function of this binary, through a stack_map of it. */
-static uint64_t offset_of(const struct captured *c, uintptr_t addr, const char **path)
-{
-	for (size_t i = 0; i < c->nmaps; i++)
-		if (addr >= c->maps[i].start && addr < c->maps[i].end) {
-			*path = c->maps[i].path;
-			return addr - c->maps[i].start + c->maps[i].pgoff;
-		}
-	*path = NULL;
-	return 0;
-}
-
 /*
  * Each source, on copies of this test binary made with objcopy: .symtab
  * kept; stripped with a .gnu_debuglink (and no build-id) to a debug file;
@@ -365,6 +433,12 @@ static void symbol_sources(void)
 	CHECK(sym.source == SYM_SYMTAB && sym.name && !strcmp(sym.name, "middle"));
 	CHECK(!strcmp(sym.object, "full"));
 
+	/* An untyped label names the code after it; a function's name wins over a label's. */
+	uint64_t label = offset_of(&c, (uintptr_t)untyped_label + 1, &self);
+	CHECK(stack_symbolize(u, path, label, &sym, &err) == 0);
+	CHECK(sym.source == SYM_SYMTAB && sym.name && !strcmp(sym.name, "untyped_label"));
+	CHECK(sym.offset == 1);
+
 	snprintf(path, sizeof path, "%s/stripped", dir);
 	CHECK(stack_symbolize(u, path, off, &sym, &err) == 0);
 	CHECK(sym.source == SYM_DEBUGFILE && sym.name && !strcmp(sym.name, "middle"));
@@ -389,6 +463,104 @@ out:
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	run(cmd);
 	stack_unwinder_free(u);
+	free_maps(&c);
+}
+
+/* The file range [off, off + size) of section name in the ELF file at path; false if none. */
+static bool section_range(const char *path, const char *name, uint64_t *off, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	size_t shstrndx;
+	bool found = false;
+
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx))
+		for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !found;
+		     scn = elf_nextscn(elf, scn)) {
+			GElf_Shdr sh;
+			const char *n;
+			if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			    !strcmp(n, name)) {
+				*off = sh.sh_offset;
+				*size = sh.sh_size;
+				found = true;
+			}
+		}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* Overwrite [off, off + size) of fd with random bytes, keeping the first keep. */
+static void scribble(int fd, uint64_t off, uint64_t size, uint64_t keep, unsigned *seed)
+{
+	uint8_t b[4096];
+
+	for (uint64_t at = keep; at < size; at += sizeof b) {
+		size_t n = size - at < sizeof b ? (size_t)(size - at) : sizeof b;
+		for (size_t i = 0; i < n; i++)
+			b[i] = (uint8_t)rand_r(seed);
+		CHECK(pwrite(fd, b, n, (off_t)(off + at)) == (ssize_t)n);
+	}
+}
+
+/*
+ * A copy of this binary whose .eh_frame and .eh_frame_hdr are random
+ * (with the header's first bytes kept half the time, so that its table is
+ * searched): the sample unwinds to an error or a short stack, never a
+ * crash or a read outside the file.
+ */
+static void corrupt_unwind_tables(void)
+{
+	static struct captured c;
+	char dir[] = "/tmp/ldprof-stack-XXXXXX", cmd[4200], path[256];
+	struct stack_map maps[MAX_MAPS];
+	struct stack_frame frames[MAX_FRAMES];
+	uint64_t hoff, hsize, foff, fsize;
+	unsigned seed = 777;
+	const char *self;
+	int survived = 0;
+
+	read_maps(&c);
+	sink = outer(&c);
+	offset_of(&c, c.sample.ip, &self);
+	if (!self || !mkdtemp(dir)) {
+		CHECK(0);
+		goto out;
+	}
+	snprintf(path, sizeof path, "%s/corrupt", dir);
+	snprintf(cmd, sizeof cmd, "cp %s %s", self, path);
+	CHECK(run(cmd) == 0);
+	CHECK(section_range(path, ".eh_frame_hdr", &hoff, &hsize));
+	CHECK(section_range(path, ".eh_frame", &foff, &fsize));
+	for (size_t i = 0; i < c.nmaps; i++) {
+		maps[i] = c.maps[i];
+		if (!strcmp(c.maps[i].path, self))
+			maps[i].path = path;
+	}
+	int fd = open(path, O_WRONLY);
+	CHECK(fd >= 0);
+	for (int round = 0; fd >= 0 && round < 40; round++) {
+		struct stack_unwinder *u;
+		struct errbuf err;
+		bool complete;
+		scribble(fd, hoff, hsize, round & 1 ? 4 : 0, &seed);
+		scribble(fd, foff, fsize, 0, &seed);
+		if (stack_unwinder_new(&u, &err))
+			break;
+		int n = stack_unwind(u, maps, c.nmaps, &c.sample, frames, MAX_FRAMES, &complete,
+				     &err);
+		survived += n >= -EINVAL && n <= MAX_FRAMES;
+		stack_unwinder_free(u);
+	}
+	CHECK(survived == 40);
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	run(cmd);
+out:
 	free_maps(&c);
 }
 
@@ -457,11 +629,13 @@ int main(void)
 	}
 	known_chain(u);
 	maps_reordered(u);
+	newer_mapping(u);
 	bad_samples(u);
 	hostile_samples(u);
 	known_chain(u);
 	stack_unwinder_free(u);
 	symbol_sources();
 	dynsym_sources();
+	corrupt_unwind_tables();
 	return unit_done("stack");
 }
