@@ -33,6 +33,9 @@ static void print_summary(const char *path, const struct trace *t)
 
 	fprintf(stderr, "ldprof record: wrote %zu runs of %s to %s (%.1f KiB)\n", t->nrun,
 		t->program, path, kib);
+	if (t->sampling && t->sampling->runs)
+		fprintf(stderr, "  with %zu samples from %zu sampled runs (--sample)\n",
+			t->sampling->n, t->sampling->runs);
 }
 
 int cmd_record(const struct command *cmd, int argc, char **argv)
@@ -55,7 +58,8 @@ int cmd_record(const struct command *cmd, int argc, char **argv)
 	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	if (p.sample && p.follow)
-		return usage_error(cmd->name, "--sample: not available with -f (one process is sampled)");
+		return usage_error(cmd->name,
+				   "--sample: not available with -f (one process is sampled)");
 	if (!path)
 		return usage_error("record", "no trace file given (-o FILE)");
 	r = model_profile_program(&p, argc - first, argv + first, &t);

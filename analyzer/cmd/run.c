@@ -41,7 +41,8 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	if (p.sample && p.follow)
-		return usage_error(cmd->name, "--sample: not available with -f (one process is sampled)");
+		return usage_error(cmd->name,
+				   "--sample: not available with -f (one process is sampled)");
 	if (p.follow && out.format == OUT_FOLDED) { /* said before the runs, not after */
 		error_msg("--format folded: not available with -f (use chrome or json)");
 		return EXIT_USAGE;

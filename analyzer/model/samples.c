@@ -157,8 +157,7 @@ static void callers(struct counts *c, uint32_t *best)
 	}
 }
 
-static void finish_phase(const struct trace_sampling *s, struct counts *c,
-			 struct phase_samples *ph)
+static void finish_phase(const struct trace_sampling *s, struct counts *c, struct phase_samples *ph)
 {
 	uint32_t *best = xcalloc(2 * s->nframe + 2, sizeof *best);
 
@@ -167,9 +166,9 @@ static void finish_phase(const struct trace_sampling *s, struct counts *c,
 		if (!c->total[f])
 			continue;
 		GROW(ph->fn, ph->capfn, ph->nfn);
-		ph->fn[ph->nfn++] = (struct sample_fn){
-			(uint32_t)f, c->self[f], c->total[f],
-			best[2 * f + 1] ? best[2 * f] : SAMPLES_NO_FRAME};
+		ph->fn[ph->nfn++] =
+			(struct sample_fn){(uint32_t)f, c->self[f], c->total[f],
+					   best[2 * f + 1] ? best[2 * f] : SAMPLES_NO_FRAME};
 	}
 	qsort(ph->fn, ph->nfn, sizeof *ph->fn, by_self);
 	qsort(ph->st, ph->nst, sizeof *ph->st, by_count);

@@ -20,10 +20,10 @@
 #define SAMPLES_NO_PHASE (-1)
 
 struct sample_fn {
-	uint32_t frame;	   /* index into trace.sampling->frame */
-	size_t self;	   /* samples with it as the leaf */
-	size_t total;	   /* samples with it anywhere on the stack */
-	uint32_t caller;   /* its most frequent caller when it is the leaf, or SAMPLES_NO_FRAME */
+	uint32_t frame;	 /* index into trace.sampling->frame */
+	size_t self;	 /* samples with it as the leaf */
+	size_t total;	 /* samples with it anywhere on the stack */
+	uint32_t caller; /* its most frequent caller when it is the leaf, or SAMPLES_NO_FRAME */
 };
 
 struct sample_stack {
@@ -32,8 +32,8 @@ struct sample_stack {
 };
 
 struct phase_samples {
-	size_t n;		 /* samples in the phase */
-	struct sample_fn *fn;	 /* the functions seen, by self, then total, descending */
+	size_t n;	      /* samples in the phase */
+	struct sample_fn *fn; /* the functions seen, by self, then total, descending */
 	size_t nfn, capfn;
 	struct sample_stack *st; /* the distinct stacks, by count descending */
 	size_t nst, capst;

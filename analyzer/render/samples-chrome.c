@@ -68,7 +68,9 @@ static void run_track(FILE *f, const struct report *rep, size_t run, size_t firs
 	char name[128];
 
 	snprintf(name, sizeof name, "sampled run %zu (%.1f us)", run, trace_run_us(t, r));
-	fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
+	fprintf(f,
+		",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{"
+		"\"name\":",
 		pid, tid);
 	json_put_string(f, name);
 	fputs("}}", f);
@@ -76,7 +78,8 @@ static void run_track(FILE *f, const struct report *rep, size_t run, size_t firs
 	analyze_run(t, r, &bd);
 	for (int p = 0; bd.valid && p < PH_COUNT; p++)
 		if (isfinite(bd.elapsed_us[p]) && isfinite(bd.phase_us[p]))
-			slice(f, phase_name(p), "phase", bd.elapsed_us[p], bd.phase_us[p], pid, tid);
+			slice(f, phase_name(p), "phase", bd.elapsed_us[p], bd.phase_us[p], pid,
+			      tid);
 	run_breakdown_free(&bd);
 	for (size_t i = first; i < t->sampling->n && t->sampling->s[i].run == run; i++)
 		sample_event(f, rep, i, pid, tid);

@@ -14,8 +14,8 @@
 #include "render/html.h"
 #include "render/samples.h"
 
-#define FG_WIDTH 1200.0
-#define FG_ROW	 17
+#define FG_WIDTH     1200.0
+#define FG_ROW	     17
 #define FG_MIN_SHARE (1.0 / 2000)
 
 struct fg_node {
@@ -113,8 +113,9 @@ static void box(FILE *f, const struct report *rep, const struct flame *fg, size_
 		html_text(f, sample_frame_object(&s->frame[n->frame]));
 		fprintf(f, ", %s)", frame_source_name(s->frame[n->frame].source));
 	}
-	fprintf(f, ": %zu samples, %.1f%%</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
-		   "height=\"%d\" fill=\"",
+	fprintf(f,
+		": %zu samples, %.1f%%</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+		"height=\"%d\" fill=\"",
 		n->count, 100 * w, FG_WIDTH * x0 / total, (fg->depth - n->depth) * FG_ROW,
 		FG_WIDTH * w, FG_ROW - 1);
 	colour(f, s, n);
@@ -141,7 +142,8 @@ static const char fg_style[] =
 	"#flame g.fg{cursor:pointer}#flame g.fg:hover rect{stroke:#333;stroke-width:.5}\n"
 	"</style>\n";
 
-/* Zoom: the clicked box spans the width, its ancestors too, the rest hides; labels fit their box. */
+/* Zoom: the clicked box spans the width, its ancestors too, the rest hides; labels fit their box.
+ */
 static const char fg_script[] =
 	"<script>\n"
 	"(function(){var svg=document.querySelector('#flame svg');if(!svg)return;\n"
@@ -149,12 +151,14 @@ static const char fg_script[] =
 	"function show(g,x,w){var r=g.firstElementChild.nextElementSibling,t=r.nextElementSibling,"
 	"n=g.firstElementChild.textContent.split(' (')[0].split(':')[0];g.style.display='';"
 	"r.setAttribute('x',x*W);r.setAttribute('width',w*W);t.setAttribute('x',x*W+3);"
-	"var c=Math.floor((w*W-6)/6.6);t.textContent=c<3?'':n.length>c?n.slice(0,c-1)+'\\u2026':n}\n"
+	"var "
+	"c=Math.floor((w*W-6)/6.6);t.textContent=c<3?'':n.length>c?n.slice(0,c-1)+'\\u2026':n}\n"
 	"function zoom(z){var zx=+z.dataset.x,zw=+z.dataset.w,zd=+z.dataset.d;svg.dataset.zoom="
 	"z.querySelector('title').textContent;\n"
 	"gs.forEach(function(g){var x=+g.dataset.x,w=+g.dataset.w,d=+g.dataset.d;"
 	"if(d<zd){if(x<=zx+1e-9&&x+w>=zx+zw-1e-9)show(g,0,1);else g.style.display='none'}"
-	"else if(x>=zx-1e-9&&x+w<=zx+zw+1e-9)show(g,(x-zx)/zw,w/zw);else g.style.display='none'})}\n"
+	"else if(x>=zx-1e-9&&x+w<=zx+zw+1e-9)show(g,(x-zx)/zw,w/zw);else "
+	"g.style.display='none'})}\n"
 	"gs.forEach(function(g){g.addEventListener('click',function(){zoom(g)})});\n"
 	"function name(g){return g.firstElementChild.textContent.split(' (')[0].split(':')[0]}\n"
 	"var m=/^#flame=(.+)$/.exec(location.hash),want=m&&decodeURIComponent(m[1]),"
@@ -168,7 +172,8 @@ void render_samples_html(FILE *f, const struct report *rep)
 
 	if (!sr || !sr->s)
 		return;
-	fputs("<section id=\"flame\"><h2>Inside each phase: a flame graph of the samples</h2>\n", f);
+	fputs("<section id=\"flame\"><h2>Inside each phase: a flame graph of the samples</h2>\n",
+	      f);
 	if (sr->s->refused) {
 		fputs("<p>Not sampled: ", f);
 		html_text(f, sr->s->refused);
@@ -178,7 +183,8 @@ void render_samples_html(FILE *f, const struct report *rep)
 	build(&fg, rep);
 	fprintf(f,
 		"<p class=\"sub\">%zu samples from %zu sampled runs (runs of their own, not in the "
-		"timing, after the timed ones), one per %.1f &micro;s of user CPU; %llu lost, %llu not unwound to their "
+		"timing, after the timed ones), one per %.1f &micro;s of user CPU; %llu lost, %llu "
+		"not unwound to their "
 		"start. Click a box to zoom, the bottom bar to zoom out.</p>\n",
 		sr->samples, sr->s->runs, (double)sr->s->period_ns / 1000.0,
 		(unsigned long long)sr->s->lost, (unsigned long long)sr->s->unwind_failed);

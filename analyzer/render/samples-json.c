@@ -21,7 +21,8 @@ static void frame_fields(struct json *j, const struct trace_sampling *s, uint32_
 	json_str(j, "source", frame_source_name(fr->source));
 }
 
-static void functions(struct json *j, const struct trace_sampling *s, const struct phase_samples *ph)
+static void functions(struct json *j, const struct trace_sampling *s,
+		      const struct phase_samples *ph)
 {
 	char buf[64];
 
@@ -37,7 +38,8 @@ static void functions(struct json *j, const struct trace_sampling *s, const stru
 		if (fn->caller == SAMPLES_NO_FRAME)
 			json_null(j, "caller");
 		else
-			json_str(j, "caller", sample_frame_label(&s->frame[fn->caller], buf, sizeof buf));
+			json_str(j, "caller",
+				 sample_frame_label(&s->frame[fn->caller], buf, sizeof buf));
 		json_obj_close(j);
 	}
 	json_arr_close(j);
@@ -54,13 +56,15 @@ static void stacks(struct json *j, const struct trace_sampling *s, const struct 
 		json_arr_open(j, "frames"); /* outermost first, as folded stacks */
 		for (uint32_t k = x->len; k-- > 0;)
 			json_str(j, NULL,
-				 sample_frame_label(&s->frame[s->chain[x->first + k]], buf, sizeof buf));
+				 sample_frame_label(&s->frame[s->chain[x->first + k]], buf,
+						    sizeof buf));
 		json_arr_close(j);
 		json_int(j, "count", (long long)ph->st[i].count);
 		json_obj_close(j);
 	}
 	json_arr_close(j);
-	json_int(j, "stacks_omitted", ph->nst > JSON_MAX_STACKS ? (long long)(ph->nst - JSON_MAX_STACKS) : 0);
+	json_int(j, "stacks_omitted",
+		 ph->nst > JSON_MAX_STACKS ? (long long)(ph->nst - JSON_MAX_STACKS) : 0);
 }
 
 static void phase(struct json *j, const struct sample_report *sr, int p)

@@ -47,7 +47,9 @@ static void phase_head(const struct text_out *o, const struct report *rep, int p
 		RESET(o), ph->n, seen);
 	if (isfinite(took) && took > 0 && unseen > 0) {
 		text_dur(o, rest, sizeof rest, unseen);
-		fprintf(o->f, " of its %s there; %s (%.0f%%) unseen: the kernel's (sampling's included) or waiting",
+		fprintf(o->f,
+			" of its %s there; %s (%.0f%%) unseen: the kernel's (sampling's included) "
+			"or waiting",
 			all, rest, 100 * unseen / took);
 	}
 	fputc('\n', o->f);
@@ -66,7 +68,8 @@ static void phase_top(const struct text_out *o, const struct report *rep, int p)
 		if (fn->caller != SAMPLES_NO_FRAME) {
 			char buf[64];
 			fprintf(o->f, " %s %s", o->st->utf8 ? "←" : "<-",
-				term_safe(sample_frame_label(&s->frame[fn->caller], buf, sizeof buf)));
+				term_safe(sample_frame_label(&s->frame[fn->caller], buf,
+							     sizeof buf)));
 		}
 		fputc('\n', o->f);
 	}
@@ -81,21 +84,23 @@ static void losses(const struct text_out *o, const struct report *rep)
 	if (sr->total_us.n && rep->plain_total.n) {
 		text_dur(o, a, sizeof a, sr->total_us.median);
 		text_dur(o, b, sizeof b, rep->plain_total.median);
-		fprintf(o->f, "  %s(a sampled run takes %s, a plain one %s: medians)%s\n", DIM(o), a, b,
-			RESET(o));
+		fprintf(o->f, "  %s(a sampled run takes %s, a plain one %s: medians)%s\n", DIM(o),
+			a, b, RESET(o));
 	}
 	if (s->lost)
 		fprintf(o->f, "  %llu samples lost: the kernel's ring buffer overflowed\n",
 			(unsigned long long)s->lost);
 	if (s->unwind_failed)
-		fprintf(o->f, "  %llu of %zu stacks did not unwind to their start: [unwind failed] "
-			      "stands for their callers\n",
+		fprintf(o->f,
+			"  %llu of %zu stacks did not unwind to their start: [unwind failed] "
+			"stands for their callers\n",
 			(unsigned long long)s->unwind_failed, s->n);
 	if (s->truncated)
 		fprintf(o->f, "  %llu stacks were cut at %u frames\n",
 			(unsigned long long)s->truncated, SAMPLE_MAX_FRAMES);
 	if (sr->unplaced)
-		fprintf(o->f, "  %zu samples fell in no phase (a run without the shim's milestones)\n",
+		fprintf(o->f,
+			"  %zu samples fell in no phase (a run without the shim's milestones)\n",
 			sr->unplaced);
 }
 
@@ -109,6 +114,11 @@ void render_samples_text(const struct text_out *o, const struct report *rep)
 	if (sr->s->refused) {
 		fprintf(o->f, "\n  %sinside each phase:%s not sampled: %s\n", BOLD(o), RESET(o),
 			term_clean(sr->s->refused));
+		return;
+	}
+	if (!sr->s->runs) {
+		fprintf(o->f, "\n  %sinside each phase:%s no sampled run%s\n", BOLD(o), RESET(o),
+			rep->is_static ? ": a static program has no loader phases to sample" : "");
 		return;
 	}
 	text_dur(o, period, sizeof period, (double)sr->s->period_ns / 1000.0);

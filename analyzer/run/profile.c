@@ -49,7 +49,8 @@ static size_t follow_buffer_bytes(void)
 
 static uint64_t sample_period_ns(const struct profile_opts *o)
 {
-	return o->sample_period_us ? (uint64_t)o->sample_period_us * 1000u : SAMPLE_PERIOD_NS_DEFAULT;
+	return o->sample_period_us ? (uint64_t)o->sample_period_us * 1000u
+				   : SAMPLE_PERIOD_NS_DEFAULT;
 }
 
 static int run_sides(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,

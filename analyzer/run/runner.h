@@ -50,11 +50,10 @@ void run_plan_resolve(struct run_plan *p, bool follow);
  * Execute the plan for one or several programs, interleaved round by round
  * (A B A B ...), appending runs to each side's trace: its profiled run when
  * it has one, then its plain run when the plan asks for plain runs. Stops
- * when every side is precise enough; then --sample's sampled runs. Returns 0, or -errno when a run failed
- * to start (err set). *interrupted is set when SIGINT stopped it; the run it
- * cut short is dropped. When a side's profiled runs all fail where its plain
- * ones succeed, one more run of each finds what the profiled one printed
- * (trace.profiled_failure).
+ * when every side is precise enough; then --sample's sampled runs. Returns 0, or -errno when a run
+ * failed to start (err set). *interrupted is set when SIGINT stopped it; the run it cut short is
+ * dropped. When a side's profiled runs all fail where its plain ones succeed, one more run of each
+ * finds what the profiled one printed (trace.profiled_failure).
  */
 int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_plan *p,
 			 bool *interrupted, struct errbuf *err);

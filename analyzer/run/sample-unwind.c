@@ -24,8 +24,8 @@ static enum frame_source source_of(enum stack_sym_source s)
 }
 
 /* The symbolised frame at file offset `offset` of map m (or of no map). */
-static uint32_t named_frame(struct sampler *s, struct trace_sampling *ts,
-			    const struct stack_map *m, uint64_t ip, uint64_t offset)
+static uint32_t named_frame(struct sampler *s, struct trace_sampling *ts, const struct stack_map *m,
+			    uint64_t ip, uint64_t offset)
 {
 	struct stack_sym sym;
 	struct errbuf err;
@@ -65,8 +65,9 @@ static size_t unwind_one(struct sampler *s, struct trace_sampling *ts, const str
 		complete = false;
 	} else {
 		for (int i = 0; i < n; i++)
-			fr[k++] = named_frame(s, ts, frames[i].map >= 0 ? &maps[frames[i].map] : NULL,
-					      frames[i].ip, frames[i].offset);
+			fr[k++] =
+				named_frame(s, ts, frames[i].map >= 0 ? &maps[frames[i].map] : NULL,
+					    frames[i].ip, frames[i].offset);
 	}
 	if (n == max) {
 		ts->truncated++;
@@ -96,7 +97,8 @@ void sampler_finish(struct sampler *s, struct trace *t, uint32_t run)
 		if (x->pid != (uint32_t)s->pid)
 			continue;
 		n = unwind_one(s, ts, maps, s->nmap, x, fr);
-		sampling_add(ts, run, x->tid, sampler_ns_to_ticks(s, x->ns, end_tsc, end_ns), fr, n);
+		sampling_add(ts, run, x->tid, sampler_ns_to_ticks(s, x->ns, end_tsc, end_ns), fr,
+			     n);
 	}
 	ts->lost += s->lost;
 	ts->runs++;

@@ -87,7 +87,7 @@ static void fill_attr(const struct sampler *s, struct perf_event_attr *a)
 	a->enable_on_exec = 1;
 	a->exclude_kernel = 1; /* allowed unprivileged at perf_event_paranoid 2 */
 	a->exclude_hv = 1;
-	a->mmap = 1; /* executable mappings only (no mmap_data) */
+	a->mmap = 1;  /* executable mappings only (no mmap_data) */
 	a->mmap2 = 1; /* with their file offset and inode */
 	a->comm = 1;
 	a->use_clockid = 1;

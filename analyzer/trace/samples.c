@@ -33,8 +33,7 @@ void sampling_free(struct trace_sampling *s)
 }
 
 /* One key per function of an object (or per offset when it has no name). */
-static char *frame_key(const char *name, const char *object, uint64_t offset,
-		       enum frame_source src)
+static char *frame_key(const char *name, const char *object, uint64_t offset, enum frame_source src)
 {
 	return xasprintf("%d\x1f%s\x1f%s\x1f%" PRIx64, (int)src, object ? object : "",
 			 name ? name : "", name ? 0 : offset);
@@ -92,6 +91,6 @@ const char *sample_frame_label(const struct sample_frame *f, char *buf, size_t l
 const char *frame_source_name(enum frame_source s)
 {
 	static const char *const names[FRAME_SOURCE_COUNT] = {"symtab", "debug file", "dynsym",
-							       "none", "unwind failed"};
+							      "none", "unwind failed"};
 	return s < FRAME_SOURCE_COUNT ? names[s] : "?";
 }

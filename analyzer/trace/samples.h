@@ -41,7 +41,7 @@ struct trace_sample {
 };
 
 struct trace_sampling {
-	uint64_t period_ns;	/* the cpu-clock period asked for */
+	uint64_t period_ns; /* the cpu-clock period asked for */
 	struct sample_frame *frame;
 	size_t nframe, capframe;
 	uint32_t *chain; /* frame indices of every sample, back to back */

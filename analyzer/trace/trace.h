@@ -114,10 +114,10 @@ struct trace {
 	} machine;
 	char **env; /* the variables that change ld.so's work: LD_*=..., GLIBC_TUNABLES */
 	size_t nenv;
-	char *cwd;		  /* relative paths are relative to it */
-	int64_t recorded_at;	  /* Unix time in seconds; 0 when unknown */
-	char *ldprof_version;	  /* of the ldprof that recorded the trace */
-	struct model_coefs model; /* the calibration the report uses */
+	char *cwd;			 /* relative paths are relative to it */
+	int64_t recorded_at;		 /* Unix time in seconds; 0 when unknown */
+	char *ldprof_version;		 /* of the ldprof that recorded the trace */
+	struct model_coefs model;	 /* the calibration the report uses */
 	struct trace_sampling *sampling; /* --sample; NULL without it */
 };
 

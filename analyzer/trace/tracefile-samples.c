@@ -108,7 +108,8 @@ static bool decode_frame(struct cursor *c, struct trace_sampling *s)
 	return true;
 }
 
-/* One sample; false when it does not fit the trace (a run that was not sampled, a frame not read). */
+/* One sample; false when it does not fit the trace (a run that was not sampled, a frame not read).
+ */
 static bool decode_sample(struct cursor *c, struct trace *t, uint32_t *fr)
 {
 	struct trace_sampling *s = t->sampling;
@@ -125,8 +126,8 @@ static bool decode_sample(struct cursor *c, struct trace *t, uint32_t *fr)
 			return false;
 		fr[k] = (uint32_t)f;
 	}
-	sampling_add(s, (uint32_t)run, (uint32_t)tid,
-		     t->run[run].exec_ts + (uint64_t)unzigzag(ts), fr, (size_t)len);
+	sampling_add(s, (uint32_t)run, (uint32_t)tid, t->run[run].exec_ts + (uint64_t)unzigzag(ts),
+		     fr, (size_t)len);
 	return true;
 }
 

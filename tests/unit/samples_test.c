@@ -140,8 +140,8 @@ static void test_timing_unchanged(void)
 	CHECK(a.runs == b.runs && a.plain_runs == b.plain_runs);
 	CHECK(a.total.median == b.total.median && a.total.n == b.total.n);
 	for (int p = 0; p < PH_COUNT; p++)
-		CHECK(a.phase[p].median == b.phase[p].median || (isnan(a.phase[p].median) &&
-								    isnan(b.phase[p].median)));
+		CHECK(a.phase[p].median == b.phase[p].median ||
+		      (isnan(a.phase[p].median) && isnan(b.phase[p].median)));
 	report_free(&a);
 	report_free(&b);
 	trace_free(&t);
