@@ -60,6 +60,9 @@ def main():
                 failed += s["unwind_failed"]
                 total += s["samples"]
     diff = [a - b for a, b in zip(on, off)]
+    if "-v" in sys.argv[0:1] or __import__("os").environ.get("BENCH_SAMPLE_VERBOSE"):
+        for a, b in zip(on, off):
+            print("  round: %.1f with, %.1f without" % (a, b))
     lo, hi = ci(diff)
     m_on, m_off = statistics.median(on), statistics.median(off)
     print("timed runs, median total: %.1f us with --sample, %.1f us without (%d rounds of %d runs)"

@@ -32,6 +32,8 @@ static uint32_t named_frame(struct sampler *s, struct trace_sampling *ts, const 
 
 	if (!m)
 		return sampling_frame(ts, NULL, "[unknown]", ip, FRAME_NONE);
+	if (!s->uw)
+		return sampling_frame(ts, NULL, m->path, offset, FRAME_NONE);
 	stack_symbolize(s->uw, m->path, offset, &sym, &err); /* fills sym even on error */
 	if (sym.source == SYM_NONE)
 		return sampling_frame(ts, NULL, m->path, sym.offset, FRAME_NONE);
@@ -55,7 +57,8 @@ static size_t unwind_one(struct sampler *s, struct trace_sampling *ts, const str
 	const int max = (int)SAMPLE_MAX_FRAMES - 1; /* room for [unwind failed] */
 	bool complete = false;
 	struct errbuf err;
-	int n = stack_unwind(s->uw, maps, nmaps, &x->st, frames, max, &complete, &err);
+	int n = s->uw ? stack_unwind(s->uw, maps, nmaps, &x->st, frames, max, &complete, &err)
+		      : -ENOMEM;
 	size_t k = 0;
 
 	if (n < 1) {
@@ -85,9 +88,19 @@ void sampler_finish(struct sampler *s, struct trace *t, uint32_t run)
 	uint32_t fr[SAMPLE_MAX_FRAMES];
 	uint64_t end_tsc, end_ns;
 
+	struct errbuf err;
+
 	sampler_service(s);
 	perf_clock_pair(&end_tsc, &end_ns);
 	perf_ring_close(&s->ring);
+	/*
+	 * Made now, not with the launcher: its caches would grow ldprof's
+	 * address space, which every timed run's fork copies and exec tears
+	 * down. Without one (no memory), each sample is its leaf, unwound no
+	 * further.
+	 */
+	if (!s->uw && stack_unwinder_new(&s->uw, &err))
+		s->uw = NULL;
 	for (size_t i = 0; i < s->nmap; i++)
 		maps[i] = (struct stack_map){s->map[i].start, s->map[i].end, s->map[i].pgoff,
 					     s->map[i].path};

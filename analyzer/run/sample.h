@@ -58,7 +58,7 @@ struct sampler {
 	uint64_t lost;
 	uint64_t cal_tsc, cal_ns;     /* the session's first pair: the rate's baseline */
 	uint64_t start_tsc, start_ns; /* this run's first pair */
-	struct stack_unwinder *uw;
+	struct stack_unwinder *uw; /* made with the first samples to unwind */
 };
 
 int sampler_init(struct sampler *s, uint64_t period_ns, struct errbuf *err);
