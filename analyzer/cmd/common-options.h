@@ -42,6 +42,9 @@
 	OPT_BOOL(0, "sample", &(p)->sample,                                                        \
 		 "also sample what runs inside each phase (perf cpu-clock,\n"                      \
 		 "user space, unwound offline): extra runs, not timed"),                           \
+		OPT_BOOL(0, "sample-required", &(p)->sample_required,                              \
+			 "--sample, and exit 1 (after the report) when the\n"                        \
+			 "kernel refuses to sample"),                                              \
 		OPT_UNSIGNED(0, "sample-period", "US", &(p)->sample_period_us, 10, 100000,         \
 			     "--sample: a sample every US microseconds of CPU\n"                   \
 			     "time (default 20)")

@@ -57,6 +57,7 @@ int cmd_record(const struct command *cmd, int argc, char **argv)
 	profile_opts_defaults(&p);
 	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
+	p.sample = p.sample || p.sample_required;
 	if (p.sample && p.follow)
 		return usage_error(cmd->name,
 				   "--sample: not available with -f (one process is sampled)");
@@ -74,6 +75,7 @@ int cmd_record(const struct command *cmd, int argc, char **argv)
 			print_summary(path, &t);
 		}
 	}
+	r = profile_sample_status(&p, &t, r);
 	trace_free(&t);
 	return r;
 }

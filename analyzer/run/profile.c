@@ -141,6 +141,13 @@ out:
 	return r;
 }
 
+int profile_sample_status(const struct profile_opts *o, const struct trace *t, int r)
+{
+	if (r == EXIT_OK && o->sample_required && t->sampling && t->sampling->refused)
+		return EXIT_FAIL;
+	return r;
+}
+
 int profile_program(const struct profile_opts *o, int argc, char **argv, struct trace *t)
 {
 	struct profile_cmd c = {argc, argv};
