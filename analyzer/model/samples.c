@@ -170,8 +170,10 @@ static void finish_phase(const struct trace_sampling *s, struct counts *c, struc
 			(struct sample_fn){(uint32_t)f, c->self[f], c->total[f],
 					   best[2 * f + 1] ? best[2 * f] : SAMPLES_NO_FRAME};
 	}
-	qsort(ph->fn, ph->nfn, sizeof *ph->fn, by_self);
-	qsort(ph->st, ph->nst, sizeof *ph->st, by_count);
+	if (ph->nfn) /* qsort takes no NULL, even for nothing */
+		qsort(ph->fn, ph->nfn, sizeof *ph->fn, by_self);
+	if (ph->nst)
+		qsort(ph->st, ph->nst, sizeof *ph->st, by_count);
 	free(best);
 }
 

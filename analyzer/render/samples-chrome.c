@@ -44,7 +44,7 @@ static void sample_event(FILE *f, const struct report *rep, size_t i, int pid, i
 	if (x->len) {
 		struct sbuf leaf = {0};
 		samples_frame_name(&leaf, s, s->chain[x->first]);
-		json_put_string(f, leaf.buf);
+		json_put_string(f, leaf.buf ? leaf.buf : ""); /* an empty name leaves no buffer */
 		sbuf_free(&leaf);
 	} else {
 		json_put_string(f, "?");
@@ -52,7 +52,10 @@ static void sample_event(FILE *f, const struct report *rep, size_t i, int pid, i
 	fputs(",\"cat\":\"sample\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", f);
 	put_us(f, trace_ticks_to_us(t, x->ts - t->run[x->run].exec_ts));
 	fprintf(f, ",\"pid\":%d,\"tid\":%d,\"args\":{\"phase\":", pid, tid);
-	json_put_string(f, p == SAMPLES_NO_PHASE ? NULL : phase_name(p));
+	if (p == SAMPLES_NO_PHASE) /* a sample outside its run's milestones */
+		fputs("null", f);
+	else
+		json_put_string(f, phase_name(p));
 	fputs(",\"stack\":", f);
 	json_put_string(f, stack.buf ? stack.buf : "");
 	fputs("}}", f);

@@ -82,7 +82,7 @@ const char *sample_frame_label(const struct sample_frame *f, char *buf, size_t l
 {
 	if (f->source == FRAME_UNWIND_FAILED)
 		return "[unwind failed]";
-	if (f->name)
+	if (f->name && *f->name) /* an empty name (a damaged trace) is shown as none */
 		return f->name;
 	snprintf(buf, len, "%s+0x%" PRIx64, sample_frame_object(f), f->offset);
 	return buf;
