@@ -41,6 +41,16 @@ expect_eq "named from its symtab" '["symtab"]' "$(init "f['source']")"
 v=$(json_eval "$TMP/j" "sum(1 for p in d['samples']['phases'] if p['name'] == 'main' for f in p['functions'] if f['name'] == 'spin;in;main' and f['self_share'] > 0.5)")
 expect_eq "main's samples are mostly in spin;in;main, its name kept in JSON" 1 "$v"
 
+# --sample-period: a sample per 100 us of CPU; the 2 ms constructor has at
+# most 2000 / 100 of them per run (fewer when the machine is busy: CPU
+# time, not wall time).
+"$LDPROF" run --sample --sample-period 100 -n 10 --no-overhead --json "$prog" >"$TMP/jp" 2>"$TMP/e"
+expect_eq "--sample-period 100: 100000 ns" 100000 "$(json_eval "$TMP/jp" "d['samples']['period_ns']")"
+v=$(json_eval "$TMP/jp" "[p['samples'] / d['samples']['sampled_runs'] for p in d['samples']['phases'] if p['name'] == 'init'][0]")
+check "--sample-period 100: 3 to 22 init samples per run ($v)" awk -v v="$v" 'BEGIN { exit !(v >= 3 && v <= 22) }'
+n20=$(json_eval "$TMP/j" "[p['samples'] / d['samples']['sampled_runs'] for p in d['samples']['phases'] if p['name'] == 'init'][0]")
+check "the default, 20 us, takes more ($n20 > $v)" awk -v a="$n20" -v b="$v" 'BEGIN { exit !(a > 2 * b) }'
+
 # The trace file: record, remove the binaries, report.
 "$LDPROF" record --sample -n 20 --no-overhead -o "$TMP/t.ldprof" "$prog" 2>"$TMP/e"
 check "record --sample exits 0" test $? -eq 0
