@@ -79,24 +79,15 @@ static bool read_stack(const struct stack_sample *s, uint64_t addr, unw_word_t *
 	return true;
 }
 
-/*
- * A word from an object's file. libunwind reads aligned words around the
- * bytes it wants, so a word that runs past the end of a segment's file
- * bytes is served as far as it goes, the rest zero.
- */
+/* A word from an object's file. */
 static bool read_object(struct stack_ctx *c, uint64_t addr, unw_word_t *val)
 {
 	const struct stack_span *s = stack_span_find(c, addr);
+	uint64_t v;
 
-	if (!s)
+	if (!s || !stack_obj_word(s->obj, addr - s->bias, &v))
 		return false;
-	uint8_t buf[sizeof(*val)] = {0};
-	size_t n = sizeof(buf);
-	while (n && !stack_obj_read(s->obj, addr - s->bias, buf, n))
-		n--;
-	if (!n)
-		return false;
-	memcpy(val, buf, sizeof(*val));
+	*val = v;
 	return true;
 }
 

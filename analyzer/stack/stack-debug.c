@@ -59,7 +59,7 @@ static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
 /* Open path as an ELF file; the fd, with *elf set, or -1. */
 static int open_candidate(const char *path, Elf **elf)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = stack_open_file(path);
 
 	if (fd < 0)
 		return -1;

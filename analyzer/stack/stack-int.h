@@ -75,6 +75,8 @@ struct stack_unwinder {
 	size_t nspans, spans_cap;
 };
 
+/* Open path read-only if it is a regular file: an fd, or -errno (-ENODEV for any other kind). */
+int stack_open_file(const char *path);
 /* The object at path, opened and cached on first use; never NULL (see open_err). */
 struct stack_obj *stack_obj_get(struct stack_unwinder *u, const char *path);
 void stack_obj_free(void *obj);
@@ -86,6 +88,12 @@ bool stack_obj_offset_to_vaddr(const struct stack_obj *o, uint64_t offset, uint6
 bool stack_obj_vaddr_to_offset(const struct stack_obj *o, uint64_t vaddr, uint64_t *offset);
 /* Copy n bytes at ELF address vaddr from the file; false if not all in the file. */
 bool stack_obj_read(const struct stack_obj *o, uint64_t vaddr, void *buf, size_t n);
+/*
+ * The 8 bytes at ELF address vaddr, as far as the segment's file bytes go
+ * (the rest zero): libunwind reads aligned words around the bytes it
+ * wants, which may run past the end of a segment. False if not in one.
+ */
+bool stack_obj_word(const struct stack_obj *o, uint64_t vaddr, uint64_t *val);
 
 /* Load o's symbols from the best source (stack-syms.c). */
 void stack_syms_load(struct stack_obj *o);

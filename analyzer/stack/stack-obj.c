@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stack/stack-int.h"
@@ -57,6 +58,25 @@ bool stack_obj_read(const struct stack_obj *o, uint64_t vaddr, void *buf, size_t
 		    s->filesz - (vaddr - s->vaddr) < n)
 			continue;
 		memcpy(buf, o->image + s->offset + (vaddr - s->vaddr), n);
+		return true;
+	}
+	return false;
+}
+
+bool stack_obj_word(const struct stack_obj *o, uint64_t vaddr, uint64_t *val)
+{
+	for (size_t i = 0; i < o->nsegs; i++) {
+		const struct stack_seg *s = &o->segs[i];
+		uint64_t off = vaddr - s->vaddr;
+		if (vaddr < s->vaddr || off >= s->filesz)
+			continue;
+		const uint8_t *p = o->image + s->offset + off;
+		if (s->filesz - off >= sizeof(*val)) {
+			memcpy(val, p, sizeof(*val)); /* a constant size: one load */
+			return true;
+		}
+		*val = 0;
+		memcpy(val, p, (size_t)(s->filesz - off));
 		return true;
 	}
 	return false;
@@ -137,11 +157,26 @@ static void read_eh_frame_hdr(struct stack_obj *o, const GElf_Phdr *ph)
 	o->fde_count = count;
 }
 
+int stack_open_file(const char *path)
+{
+	struct stat st;
+	/* O_NONBLOCK: a FIFO put where an object was must not hang the report */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENODEV;
+	}
+	return fd;
+}
+
 static int open_elf(struct stack_obj *o, const char *path)
 {
-	o->fd = open(path, O_RDONLY | O_CLOEXEC);
+	o->fd = stack_open_file(path);
 	if (o->fd < 0)
-		return -errno;
+		return o->fd;
 	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
 	if (!o->elf)
 		return -EINVAL;
@@ -174,6 +209,16 @@ static int obj_load(struct stack_obj *o)
 	return 0;
 }
 
+/* Why open_elf failed, in words; NULL for strerror's. */
+static const char *open_error(int ret)
+{
+	if (ret == -ENODEV)
+		return "not a regular file";
+	if (ret == -ENOEXEC || ret == -EINVAL)
+		return "not a 64-bit ELF file";
+	return NULL;
+}
+
 static void obj_failed(struct stack_obj *o, int err, const char *why)
 {
 	o->open_err = err;
@@ -190,8 +235,7 @@ struct stack_obj *stack_obj_get(struct stack_unwinder *u, const char *path)
 	strmap_put(&u->objs, path, o);
 	int ret = open_elf(o, path);
 	if (ret)
-		obj_failed(o, ret,
-			   ret == -ENOEXEC || ret == -EINVAL ? "not a 64-bit ELF file" : NULL);
+		obj_failed(o, ret, open_error(ret));
 	else if ((ret = obj_load(o)))
 		obj_failed(o, ret, "malformed program headers");
 	return o;

@@ -194,8 +194,11 @@ static int walk(struct stack_ctx *c, unw_cursor_t *cur, struct stack_frame *fram
 				(unsigned long)frames[n - 1].ip);
 			return n;
 		}
-		if (unw_get_reg(cur, UNW_REG_IP, &ip) || unw_get_reg(cur, UNW_REG_SP, &sp))
-			break;
+		if (unw_get_reg(cur, UNW_REG_IP, &ip) || unw_get_reg(cur, UNW_REG_SP, &sp)) {
+			set_err(err, EINVAL, "unwinding: no ip or sp above %#lx",
+				(unsigned long)frames[n - 1].ip);
+			return n;
+		}
 		if (ip == frames[n - 1].ip && sp == prev_sp) {
 			set_err(err, ELOOP, "unwinding: the frame at %#lx is its own caller",
 				(unsigned long)ip);
@@ -230,7 +233,9 @@ int stack_unwind(struct stack_unwinder *u, const struct stack_map *maps, size_t 
 			       (unsigned long)sample->ip);
 	if (!stack_span_find(&c, sample->ip))
 		return set_err(err, ENOENT, "unwinding: ip %#lx is in no readable object (%s)",
-			       (unsigned long)sample->ip, u->maps[frames[0].map].path);
+			       (unsigned long)sample->ip,
+			       u->maps[frames[0].map].path ? u->maps[frames[0].map].path
+							   : "anonymous");
 	if ((ret = unw_init_remote(&cur, u->as, &c)) < 0) {
 		set_err(err, -ret, "unwinding: %s", unw_strerror(ret));
 		return 1;

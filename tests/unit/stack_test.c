@@ -340,6 +340,10 @@ static void bad_samples(struct stack_unwinder *u)
 				 "/nonexistent/ldprof-stack-test"};
 	CHECK(stack_unwind(u, &gone, 1, &c.sample, frames, MAX_FRAMES, &complete, &err) == -ENOENT);
 	CHECK(strstr(err.msg, "no readable object") != NULL);
+	/* ... or is anonymous (JIT code): said so. */
+	gone.path = NULL;
+	CHECK(stack_unwind(u, &gone, 1, &c.sample, frames, MAX_FRAMES, &complete, &err) == -ENOENT);
+	CHECK(strstr(err.msg, "(anonymous)") != NULL);
 	free_maps(&c);
 }
 
@@ -455,6 +459,13 @@ static void symbol_sources(void)
 	snprintf(path, sizeof path, "%s/nodebug", dir);
 	CHECK(stack_symbolize(u, path, off, &sym, &err) == 0);
 	CHECK(sym.source == SYM_NONE);
+
+	/* A FIFO or a folder where an object was: an error at once, never a hang. */
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	CHECK(mkfifo(path, 0600) == 0);
+	CHECK(stack_symbolize(u, path, 0x10, &sym, &err) == -ENODEV);
+	CHECK(strstr(err.msg, "not a regular file") != NULL && sym.source == SYM_NONE);
+	CHECK(stack_symbolize(u, dir, 0x10, &sym, &err) == -ENODEV);
 
 	CHECK(stack_symbolize(u, "/nonexistent/lib.so", 0x1234, &sym, &err) == -ENOENT);
 	CHECK(sym.source == SYM_NONE && sym.offset == 0x1234 && !strcmp(sym.object, "lib.so"));
