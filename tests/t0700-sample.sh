@@ -38,6 +38,10 @@ check "spin_in_ctor is on >= 90% of init's stacks ($share)" \
 	awk -v v="$share" 'BEGIN { exit !(v >= 0.9) }'
 expect_eq "under libspin.so" '["libspin.so"]' "$(init "f['object'].rsplit('/', 1)[-1]")"
 expect_eq "named from its symtab" '["symtab"]' "$(init "f['source']")"
+# The clocks agree: spin_in_ctor's samples fall in init, not beside it.
+v=$(json_eval "$TMP/j" "(lambda t: '%d %d' % (sum(n for p, n in t if p == 'init'), sum(n for p, n in t if p != 'init')))([(p['name'], f['total']) for p in d['samples']['phases'] for f in p['functions'] if f['name'] == 'spin_in_ctor'])")
+check "spin_in_ctor's samples are init's, <= 3% in another phase (in init, elsewhere: $v)" \
+	awk -v v="$v" 'BEGIN { split(v, a, " "); exit !(a[1] > 0 && a[2] <= 0.03 * a[1]) }'
 v=$(json_eval "$TMP/j" "sum(1 for p in d['samples']['phases'] if p['name'] == 'main' for f in p['functions'] if f['name'] == 'spin;in;main' and f['self_share'] > 0.5)")
 expect_eq "main's samples are mostly in spin;in;main, its name kept in JSON" 1 "$v"
 
