@@ -53,7 +53,7 @@ def main():
             (on if sample else off).append(d["total_us"]["median"])
             if sample:
                 s = d["samples"]
-                sampled.append(s["sampled_total_us"]["median"])
+                sampled.append(d["sampled_total_us"]["median"])
                 plain.append(d["plain_total_us"]["median"])
                 per_run.append(s["samples"] / max(s["sampled_runs"], 1))
                 lost += s["lost"]

@@ -100,7 +100,6 @@ void render_samples_json(struct json *j, const struct report *rep)
 	json_int(j, "unwind_failed", (long long)s->unwind_failed);
 	json_int(j, "truncated", (long long)s->truncated);
 	json_str(j, "refused", s->refused);
-	render_json_summary(j, "sampled_total_us", &sr->total_us);
 	json_arr_open(j, "phases");
 	for (int p = 0; p < PH_COUNT; p++)
 		phase(j, sr, p);
