@@ -188,8 +188,7 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 	l->follow = o->follow;
 	if (o->sample) {
 		l->sampler = xcalloc(1, sizeof *l->sampler);
-		if ((r = sampler_init(l->sampler, o->sample_period_ns, err)))
-			goto out;
+		sampler_init(l->sampler, o->sample_period_ns);
 	}
 	if ((r = o->follow ? shm_create_follow(&l->shm, o->follow_bytes, o->follow_chunk, err)
 			   : shm_create(&l->shm, SHM_BYTES, err)))

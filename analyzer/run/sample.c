@@ -17,7 +17,7 @@
  */
 #define RING_BYTES_DEFAULT (4096u * 1024)
 
-int sampler_init(struct sampler *s, uint64_t period_ns, struct errbuf *err)
+void sampler_init(struct sampler *s, uint64_t period_ns)
 {
 	const char *kb = getenv("LDPROF_SAMPLE_RING_KB"); /* tests: a tiny ring, lost samples */
 
@@ -32,8 +32,7 @@ int sampler_init(struct sampler *s, uint64_t period_ns, struct errbuf *err)
 			want <<= 1;
 		s->ring_bytes = want;
 	}
-	(void)err; /* the unwinder comes with the first samples (sampler_finish) */
-	return 0;
+	/* The unwinder comes with the first samples (sampler_finish). */
 }
 
 void sampler_clear(struct sampler *s)

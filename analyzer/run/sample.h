@@ -61,7 +61,7 @@ struct sampler {
 	struct stack_unwinder *uw; /* made with the first samples to unwind */
 };
 
-int sampler_init(struct sampler *s, uint64_t period_ns, struct errbuf *err);
+void sampler_init(struct sampler *s, uint64_t period_ns);
 void sampler_fini(struct sampler *s);
 
 /* Before fork: the run's first clock pair. */
