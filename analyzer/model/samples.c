@@ -13,13 +13,19 @@ double samples_share(const struct phase_samples *ph, size_t n)
 	return ph->n ? 100.0 * (double)n / (double)ph->n : 0;
 }
 
+/* A sampled run's milestones: from its exec to the start of each phase, and its end. */
+struct run_marks {
+	bool valid;
+	double elapsed_us[PH_COUNT + 1];
+};
+
 /* The phase the time us (from the run's exec) falls in, by the run's own milestones. */
-static int phase_at(const struct run_breakdown *bd, double us)
+static int phase_at(const struct run_marks *m, double us)
 {
-	if (!bd->valid || !(us < bd->elapsed_us[PH_COUNT]))
+	if (!m->valid || !(us < m->elapsed_us[PH_COUNT]))
 		return SAMPLES_NO_PHASE;
 	for (int p = PH_COUNT - 1; p >= 0; p--)
-		if (isfinite(bd->elapsed_us[p]) && bd->elapsed_us[p] <= us)
+		if (isfinite(m->elapsed_us[p]) && m->elapsed_us[p] <= us)
 			return p;
 	return PH_EXEC; /* before the exec reading: the clocks' mapping, by a hair */
 }
@@ -29,8 +35,6 @@ static void add_phases(struct sample_report *sr, const struct run_breakdown *bd)
 {
 	double whole = 0;
 
-	if (!bd->valid)
-		return;
 	sr->runs++;
 	for (int p = 0; p < PH_COUNT; p++)
 		if (isfinite(bd->phase_us[p])) {
@@ -40,32 +44,47 @@ static void add_phases(struct sample_report *sr, const struct run_breakdown *bd)
 	sr->ph[PH_COUNT].phase_us += whole;
 }
 
-/* Each sample's phase, from its run's breakdown (sampled runs are not in rep->bd). */
+/*
+ * Every sampled run's milestones (sampled runs are not in rep->bd), those
+ * with no sample too: a run in which no sample fell still ran its phases,
+ * so it counts in the time per run that the samples stand for.
+ */
+static struct run_marks *sampled_marks(const struct trace *t, struct sample_report *sr)
+{
+	struct run_marks *m = xcalloc(t->nrun + 1, sizeof *m);
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		struct run_breakdown bd = {0};
+		if (!t->run[i].sampled)
+			continue;
+		analyze_run(t, &t->run[i], &bd);
+		if ((m[i].valid = bd.valid)) {
+			memcpy(m[i].elapsed_us, bd.elapsed_us, sizeof m[i].elapsed_us);
+			add_phases(sr, &bd);
+		}
+		run_breakdown_free(&bd);
+	}
+	return m;
+}
+
+/* Each sample's phase, by its time against its run's milestones. */
 static void place(const struct report *rep, struct sample_report *sr)
 {
 	const struct trace *t = rep->t;
 	const struct trace_sampling *s = sr->s;
-	struct run_breakdown bd = {0};
-	size_t run = SIZE_MAX;
+	struct run_marks *m = sampled_marks(t, sr);
 
 	for (size_t i = 0; i < s->n; i++) {
 		const struct trace_sample *x = &s->s[i];
 		const struct trace_run *r = &t->run[x->run];
-		if (x->run != run) {
-			run_breakdown_free(&bd);
-			memset(&bd, 0, sizeof bd);
-			analyze_run(t, r, &bd);
-			run = x->run;
-			add_phases(sr, &bd);
-		}
 		double us = x->ts >= r->exec_ts ? trace_ticks_to_us(t, x->ts - r->exec_ts) : 0;
-		sr->phase_of[i] = phase_at(&bd, us);
+		sr->phase_of[i] = phase_at(&m[x->run], us);
 		if (sr->phase_of[i] == SAMPLES_NO_PHASE)
 			sr->unplaced++;
 		else
 			sr->samples++;
 	}
-	run_breakdown_free(&bd);
+	free(m);
 }
 
 struct counts {

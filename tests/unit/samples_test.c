@@ -2,7 +2,8 @@
  * Unit tests for --sample's data: samples are placed in their phase by
  * their time against the run's own milestones; self, total (once per
  * sample, recursion included) and the most frequent caller are counted
- * per phase; sampled runs never enter the timing; the SAMPLES section
+ * per phase, over every sampled run, those without a sample too; sampled
+ * runs never enter the timing; the SAMPLES section
  * survives the round trip (the same JSON report, byte for byte), and a
  * damaged one (a frame index beyond the frames, a sample of a run that was
  * not sampled, a second section) is refused; folded frames never hold a
@@ -124,6 +125,22 @@ static void test_phases_and_counts(void)
 	/* 12 samples of 20 us over 4 runs: 60 us of user time per run in exec. */
 	CHECK_NEAR(sr->ph[PH_EXEC].sampled_us, 60.0, 1e-9);
 	CHECK_NEAR(samples_share(&sr->ph[PH_EXEC], leaf ? 8 : 0), 100.0 * 8 / 12, 1e-9);
+	report_free(&rep);
+	trace_free(&t);
+}
+
+/* A sampled run in which no sample fell still ran: it counts in the time per run. */
+static void test_run_without_samples(void)
+{
+	struct trace t;
+	struct report rep;
+
+	sampled_trace(&t);
+	add_sampled_run(&t, 0);
+	t.sampling->runs++;
+	report_build(&t, &rep);
+	CHECK(rep.samples->runs == 5 && rep.samples->ph[PH_EXEC].n == 12);
+	CHECK_NEAR(rep.samples->ph[PH_EXEC].sampled_us, 12 * 20.0 / 5, 1e-9);
 	report_free(&rep);
 	trace_free(&t);
 }
@@ -281,6 +298,7 @@ static void test_clock(void)
 int main(void)
 {
 	test_phases_and_counts();
+	test_run_without_samples();
 	test_timing_unchanged();
 	test_roundtrip();
 	test_damage();
