@@ -12,6 +12,7 @@
 
 #include "elf/elfobj.h"
 #include "trace/model-coefs.h"
+#include "trace/samples.h"
 #include "trace/tree.h"
 
 #define TRACE_NO_OBJ UINT32_MAX
@@ -74,7 +75,13 @@ struct run_usage {
 
 struct trace_run {
 	bool profiled; /* started with the shim */
-	bool warmup;
+	bool warmup;   /* not counted in the timing: a warmup run, or a sampled one */
+	/*
+	 * --sample: perf sampled this run (a profiled run), so its times are
+	 * not the program's own; warmup is set too, so that no timing figure
+	 * counts it. Its samples are in trace.sampling.
+	 */
+	bool sampled;
 	uint64_t exec_ts, reap_ts;
 	int wait_status;
 	bool timed_out;
@@ -109,10 +116,11 @@ struct trace {
 	} machine;
 	char **env; /* the variables that change ld.so's work: LD_*=..., GLIBC_TUNABLES */
 	size_t nenv;
-	char *cwd;		  /* relative paths are relative to it */
-	int64_t recorded_at;	  /* Unix time in seconds; 0 when unknown */
-	char *ldprof_version;	  /* of the ldprof that recorded the trace */
-	struct model_coefs model; /* the calibration the report uses */
+	char *cwd;			 /* relative paths are relative to it */
+	int64_t recorded_at;		 /* Unix time in seconds; 0 when unknown */
+	char *ldprof_version;		 /* of the ldprof that recorded the trace */
+	struct model_coefs model;	 /* the calibration the report uses */
+	struct trace_sampling *sampling; /* --sample; NULL without it */
 };
 
 void trace_init(struct trace *t, int argc, char **argv);
