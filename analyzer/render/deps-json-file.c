@@ -3,6 +3,8 @@
  * unused dependencies, what is missing and, with --bindings, every
  * binding (deps-json.c writes the objects).
  */
+#include <string.h>
+
 #include "model/deps-report.h"
 #include "base/out/json.h"
 
@@ -106,24 +108,80 @@ static void missing(struct json *j, const struct deps_report *r)
 	json_obj_close(j);
 }
 
+/* An object's index in the load list, or null (json_obj_ref's, raw). */
+static void raw_ref(struct json *j, const struct deps_report *r, int obj)
+{
+	if (obj < 0 || r->pos[obj] < 0)
+		JSON_RAW_LIT(j, "null");
+	else
+		json_raw_int(j, r->pos[obj]);
+}
+
+static size_t name_len(const char *s, uint16_t n)
+{
+	return n == UINT16_MAX ? strlen(s) : n;
+}
+
+/*
+ * One binding of a compact document, assembled from known pieces: a
+ * whole /usr/bin has millions, and a writer call per key and value cost
+ * twice the text listing's time (docs/json.md). The same document as
+ * binding_pretty's (t2065 checks that they parse to the same).
+ */
+static void binding_compact(struct json *j, const struct deps_report *r, const struct binding *b)
+{
+	const char *type = b->type ? reloc_type_name(b->type) : "lookup";
+	bool comma = false;
+
+	json_raw_member(j, "{\"from\":", 8);
+	raw_ref(j, r, b->from);
+	JSON_RAW_LIT(j, ",\"symbol\":");
+	json_raw_str(j, b->name, name_len(b->name, b->namelen));
+	JSON_RAW_LIT(j, ",\"version\":");
+	if (b->version)
+		json_raw_str(j, b->version, name_len(b->version, b->verlen));
+	else
+		JSON_RAW_LIT(j, "null");
+	JSON_RAW_LIT(j, ",\"to\":");
+	raw_ref(j, r, b->to);
+	JSON_RAW_LIT(j, ",\"type\":");
+	json_raw_str(j, type, strlen(type));
+	JSON_RAW_LIT(j, ",\"flags\":[");
+	for (unsigned bit = 0; bit < BIND_NFLAGS; bit++)
+		if (b->flags & 1u << bit) {
+			const char *f = bind_flag_name(bit);
+			if (comma)
+				JSON_RAW_LIT(j, ",");
+			json_raw_str(j, f, strlen(f));
+			comma = true;
+		}
+	JSON_RAW_LIT(j, "]}");
+}
+
+static void binding_pretty(struct json *j, const struct deps_report *r, const struct binding *b)
+{
+	json_obj_open(j, NULL);
+	json_obj_ref(j, "from", r, b->from);
+	json_str(j, "symbol", b->name);
+	json_str(j, "version", b->version);
+	json_obj_ref(j, "to", r, b->to);
+	json_str(j, "type", b->type ? reloc_type_name(b->type) : "lookup");
+	json_arr_open(j, "flags");
+	for (unsigned bit = 0; bit < BIND_NFLAGS; bit++)
+		if (b->flags & 1u << bit)
+			json_str(j, NULL, bind_flag_name(bit));
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
 static void bindings(struct json *j, const struct deps_report *r)
 {
 	json_arr_open(j, "bindings");
-	for (size_t i = 0; i < r->bs.n; i++) {
-		const struct binding *b = &r->bs.b[i];
-		json_obj_open(j, NULL);
-		json_obj_ref(j, "from", r, b->from);
-		json_str(j, "symbol", b->name);
-		json_str(j, "version", b->version);
-		json_obj_ref(j, "to", r, b->to);
-		json_str(j, "type", b->type ? reloc_type_name(b->type) : "lookup");
-		json_arr_open(j, "flags");
-		for (unsigned bit = 0; bit < BIND_NFLAGS; bit++)
-			if (b->flags & 1u << bit)
-				json_str(j, NULL, bind_flag_name(bit));
-		json_arr_close(j);
-		json_obj_close(j);
-	}
+	for (size_t i = 0; i < r->bs.n; i++)
+		if (j->pretty)
+			binding_pretty(j, r, &r->bs.b[i]);
+		else
+			binding_compact(j, r, &r->bs.b[i]);
 	json_arr_close(j);
 }
 
