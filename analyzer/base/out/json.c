@@ -230,7 +230,7 @@ void json_raw_member(struct json *j, const char *text, size_t n)
 	put(j, text, n);
 }
 
-void json_raw(struct json *j, const char *text, size_t n)
+void json_raw_slow(struct json *j, const char *text, size_t n)
 {
 	put(j, text, n);
 }

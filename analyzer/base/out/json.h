@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #define JSON_MAX_DEPTH 32
 #define JSON_BUFSIZE   16384
@@ -50,7 +51,17 @@ void json_flush(struct json *j);
  * or whole members made by another writer.
  */
 void json_raw_member(struct json *j, const char *text, size_t n);
-void json_raw(struct json *j, const char *text, size_t n);
+void json_raw_slow(struct json *j, const char *text, size_t n);
+/* Inline, so that a literal's copy is a few moves: it is called per binding. */
+static inline void json_raw(struct json *j, const char *text, size_t n)
+{
+	if (n > sizeof j->buf - j->n) {
+		json_raw_slow(j, text, n);
+		return;
+	}
+	memcpy(j->buf + j->n, text, n);
+	j->n += n;
+}
 void json_raw_str(struct json *j, const char *s, size_t n);
 void json_raw_int(struct json *j, long long v);
 #define JSON_RAW_LIT(j, lit) json_raw(j, lit, sizeof lit - 1)
