@@ -84,6 +84,25 @@ def ldd_all(progs):
     return time.monotonic() - t0
 
 
+# Other outputs over the same programs, text against JSON: the whole
+# document of each command, not only the bindings.
+OTHERS = [("deps (tree)", ["deps"]), ("deps --list", ["deps", "--list"]),
+          ("audit", ["audit", "--jobs", "2"])]
+
+
+def others(maxrss, ldprof, progs, directory, rounds):
+    """(label, median text time, median JSON time) per OTHERS entry, in turns."""
+    out = []
+    for label, argv in OTHERS:
+        files = [directory] if argv[0] == "audit" else progs
+        t = {"text": [], "json": []}
+        for _ in range(rounds):
+            for fmt, opts in (("text", []), ("json", ["--json"])):
+                t[fmt].append(timed(maxrss, [ldprof] + argv + opts + files)[0])
+        out.append((label, statistics.median(t["text"]), statistics.median(t["json"])))
+    return out
+
+
 def verdict(ok):
     return "goal met" if ok else "goal MISSED"
 
@@ -119,18 +138,19 @@ def main():
         size[name], lines = output_of([args.ldprof, "deps", "--bindings"] + opts + progs)
         if name == "text":
             nbind = lines
+    other = others(args.maxrss, args.ldprof, progs, args.dir, args.repeat)
     ldd_time = ldd_all(progs)
     ldd_rss = sorted(timed(args.maxrss, ["ldd", "-r", p])[2] for p in progs[::10])
 
     med = {name: statistics.median(t) for name, t in times.items()}
     print("deps bench: %d dynamic ELF programs in %s, %d bindings computed by ldprof"
           % (len(progs), args.dir, nbind))
-    print("  %-34s %9s %10s %10s" % ("", "wall", "peak RSS", "output"))
+    print("  %-38s %9s %10s %10s" % ("", "wall", "peak RSS", "output"))
     for name, label, _ in VARIANTS:
-        print("  %-34s %7.2f s %6.1f MiB %6.0f MiB  (median of %d, range %.2f-%.2f s)"
+        print("  %-38s %7.2f s %6.1f MiB %6.0f MiB  (median of %d, range %.2f-%.2f s)"
               % ("ldprof " + label, med[name], rss[name], size[name] / 1048576.0, args.repeat,
                  min(times[name]), max(times[name])))
-    print("  %-34s %7.2f s %6.1f MiB %10s  (one ldd per program; RSS: median, largest %.1f)"
+    print("  %-38s %7.2f s %6.1f MiB %10s  (one ldd per program; RSS: median, largest %.1f)"
           % ("ldd -r", ldd_time, statistics.median(ldd_rss), "", ldd_rss[-1]))
     json_text = med["json"] / med["text"]
     ldd_json = ldd_time / med["json"]
@@ -141,6 +161,10 @@ def main():
     print("  ratio: --json --pretty takes %.2fx the text's time, %.1fx faster than ldd -r"
           % (med["pretty"] / med["text"], ldd_time / med["pretty"]))
     print("  ratio: text is %.1fx faster than ldd -r" % (ldd_time / med["text"]))
+    print("  the other outputs, text and --json (median of %d each, in turns):" % args.repeat)
+    for label, text, js in other:
+        print("    %-20s text %6.2f s  json %6.2f s  ratio %.2fx (goal: at most 2x): %s"
+              % (label, text, js, js / text, verdict(js <= 2 * text)))
     return 0
 
 
