@@ -60,6 +60,9 @@ python3 "$TMP/on-a-pty.py" "$LDPROF" deps --json "$FIX/deps-copy/prog" >"$TMP/tt
 check "a terminal: indented by default" grep -q '^  "schema": "ldprof-deps/1",$' "$TMP/tty"
 "$LDPROF" deps --json --pretty "$FIX/deps-copy/prog" >"$TMP/tty-want" 2>/dev/null
 check "a terminal: the --pretty document" cmp -s "$TMP/tty" "$TMP/tty-want"
+python3 "$TMP/on-a-pty.py" "$LDPROF" deps --json -o "$TMP/from-tty" "$FIX/deps-copy/prog" \
+	>/dev/null 2>&1
+expect_eq "a terminal, -o FILE: the file gets the compact document" 1 "$(wc -l <"$TMP/from-tty")"
 
 "$LDPROF" deps --pretty "$FIX/deps-copy/prog" >/dev/null 2>"$TMP/e"
 expect_eq "--pretty without --json: exit 2" 2 $?
