@@ -67,4 +67,15 @@ expect_eq "a terminal, -o FILE: the file gets the compact document" 1 "$(wc -l <
 "$LDPROF" deps --pretty "$FIX/deps-copy/prog" >/dev/null 2>"$TMP/e"
 expect_eq "--pretty without --json: exit 2" 2 $?
 check "--pretty without --json is explained" grep -q "ldprof deps: --pretty is for --json output" "$TMP/e"
+"$LDPROF" deps -h >"$TMP/h" 2>&1
+check "deps -h documents --pretty" grep -q -- "--pretty" "$TMP/h"
+
+# The writer's own buffer: a write error still reaches the exit status.
+if [ -w /dev/full ]; then
+	"$LDPROF" deps --json --bindings "$FIX/deps-flags/prog" >/dev/full 2>"$TMP/e"
+	expect_eq "a full disk: exit 1" 1 $?
+	check "a full disk is told" grep -q "ldprof: write error on standard output" "$TMP/e"
+else
+	skip "no /dev/full"
+fi
 done_testing
