@@ -5,7 +5,7 @@
  * Debian 12 is both tiny and stream-oriented, hence hand-written. It
  * assembles its output in a buffer of its own and hands the FILE whole
  * blocks: `deps --bindings --json` writes gigabytes, and one stdio call per
- * comma and digit cost eight times the text output's time (docs/json.md).
+ * comma and digit cost 15 times the text output's time (docs/json.md).
  */
 #ifndef LDPROF_JSON_H
 #define LDPROF_JSON_H
