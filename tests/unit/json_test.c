@@ -143,9 +143,10 @@ static char *escaped(const char *s, bool ref)
 
 static void test_escape_everywhere(void)
 {
-	static const char *const specials[] = {"\"",	 "\\",	 "\n",	 "\x01", "\x1f", "\x7f",
-					       "\xff",	 "\x80", "\xc3\xa9", "\xe2\x82\xac",
-					       "\xed\xa0\x80", "\xf0\x9f\x98\x80", " ", "~"};
+	static const char *const specials[] = {
+		"\"",	"\\",	"\n",	    "\x01",	    "\x1f",	    "\x7f",
+		"\xff", "\x80", "\xc3\xa9", "\xe2\x82\xac", "\xed\xa0\x80", "\xf0\x9f\x98\x80",
+		" ",	"~"};
 	int bad = 0;
 
 	for (size_t len = 0; len <= 40; len++)

@@ -68,7 +68,10 @@ void json_end(struct json *j)
  * from 0x80 up is checked as UTF-8 (utf8_seq_len) on the slow path.
  */
 static const bool ascii_plain[256] = {
-	[' '] = 1, ['!'] = 1, ['#' ... '['] = 1, [']' ... 0x7f] = 1,
+	[' '] = 1,
+	['!'] = 1,
+	['#' ... '['] = 1,
+	[']' ... 0x7f] = 1,
 };
 
 /* Bytes at p that go out as they are: valid UTF-8 but '"', '\\' and controls. */
@@ -89,8 +92,9 @@ static const char hex[] = "0123456789abcdef";
 
 static void put_u_escape(struct json *j, unsigned code)
 {
-	char e[6] = {'\\', 'u', hex[code >> 12 & 15], hex[code >> 8 & 15], hex[code >> 4 & 15],
-		     hex[code & 15]};
+	char e[6] = {
+		'\\',	       'u', hex[code >> 12 & 15], hex[code >> 8 & 15], hex[code >> 4 & 15],
+		hex[code & 15]};
 
 	put(j, e, sizeof e);
 }
