@@ -189,6 +189,11 @@ static void test_large(void)
 	json_str(&j, NULL, s);
 	fputc(',', want.f);
 	reference(&want, s);
+	for (size_t i = 0; i < big; i++) /* one run of plain bytes, longer than the buffer */
+		s[i] = (char)('a' + i % 26);
+	json_str(&j, NULL, s);
+	fputc(',', want.f);
+	reference(&want, s);
 	json_arr_close(&j);
 	json_end(&j);
 	fputs("]\n", want.f);
