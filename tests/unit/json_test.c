@@ -166,6 +166,68 @@ static void test_escape_everywhere(void)
 	CHECK(bad == 0);
 }
 
+/* Keys are escaped as values are: short, long, empty, with bytes to escape. */
+static void test_keys(void)
+{
+	char long_key[200];
+	const char *keys[] = {"a",
+			      "",
+			      "k\"ey",
+			      "tab\t",
+			      "\xff",
+			      long_key,
+			      long_key + 130,
+			      long_key + 135,
+			      long_key + 136,
+			      long_key + 137};
+	int bad = 0;
+
+	memset(long_key, 'k', sizeof long_key - 1);
+	long_key[sizeof long_key - 1] = '\0'; /* 199, 69, 64, 63 and 62 bytes */
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		for (int pretty = 0; pretty < 2; pretty++) {
+			struct mem m, want;
+			struct json j;
+			mem_open(&m);
+			mem_open(&want);
+			json_begin_style(&j, m.f, pretty);
+			json_obj_open(&j, NULL);
+			json_str(&j, keys[k], "v");
+			json_obj_close(&j);
+			json_end(&j);
+			fputs(pretty ? "{\n  " : "{", want.f);
+			reference(&want, keys[k]);
+			fputs(pretty ? ": \"v\"\n}\n" : ":\"v\"}\n", want.f);
+			char *got = mem_close(&m), *exp = mem_close(&want);
+			if (strcmp(got, exp) && bad++ < 3)
+				fprintf(stderr, "  key: got %s, want %s\n", got, exp);
+			free(got);
+			free(exp);
+		}
+	CHECK(bad == 0);
+
+	/* Keys at every place of the buffer, where it fills up. */
+	struct mem m, want;
+	struct json j;
+	mem_open(&m);
+	mem_open(&want);
+	json_begin_style(&j, m.f, false);
+	json_obj_open(&j, NULL);
+	fputc('{', want.f);
+	for (int i = 0; i < 20000; i++) {
+		const char *key = long_key + 199 - i % 70;
+		json_int(&j, key, i);
+		fprintf(want.f, "%s\"%s\":%d", i ? "," : "", key, i);
+	}
+	json_obj_close(&j);
+	json_end(&j);
+	fputs("}\n", want.f);
+	char *got = mem_close(&m), *exp = mem_close(&want);
+	CHECK(!strcmp(got, exp));
+	free(got);
+	free(exp);
+}
+
 /* Far more than the writer's buffer, in values and in one string. */
 static void test_large(void)
 {
@@ -283,6 +345,7 @@ int main(void)
 {
 	test_styles();
 	test_escape_everywhere();
+	test_keys();
 	test_large();
 	test_members();
 	test_raw();
