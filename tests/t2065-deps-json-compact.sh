@@ -28,6 +28,21 @@ EOF
 expect_eq "compact and pretty parse to the same document" same \
 	"$(python3 "$TMP/same.py" "$TMP/compact" "$TMP/pretty")"
 
+# Byte for byte, the layouts are those of Python's json.dumps (indented by
+# two; no spaces) of the same document: the bindings, assembled from
+# pieces, and everything else, from the writer's calls.
+cat >"$TMP/layout.py" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+pretty = json.dumps(d, indent=2, ensure_ascii=False) + "\n"
+compact = json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n"
+ok = [open(p, encoding="utf-8").read() == want
+      for p, want in ((sys.argv[1], compact), (sys.argv[2], pretty))]
+print(" ".join("same" if o else "differ" for o in ok))
+EOF
+expect_eq "compact and pretty are json.dumps' layouts" "same same" \
+	"$(python3 "$TMP/layout.py" "$TMP/compact" "$TMP/pretty")"
+
 # A symbol, version or path with bytes to escape reads back the same in both.
 mkdir -p "$TMP/odd"
 cp "$FIX/deps-flags/prog" "$TMP/odd/pr\"o\\g$(printf '\t\377')"
