@@ -181,7 +181,7 @@ static void put_piece(struct json *j, const struct pieces *p, enum piece k)
  * One binding, assembled from known pieces rather than a writer call per
  * key and value: a whole /usr/bin has millions, and the calls cost twice
  * the text listing's time (docs/json.md). The bytes are those the calls
- * would write (json_test and t2065 compare the two).
+ * would write: t2065 checks both layouts against Python's json.dumps.
  */
 static void binding(struct json *j, const struct pieces *p, const struct deps_report *r,
 		    const struct binding *b)
