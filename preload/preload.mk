@@ -24,11 +24,12 @@ SHIM_AUDIT_OBJS   := $(B)/preload/audit.o $(B)/preload/ctor.o $(B)/preload/hooks
 		     $(B)/preload/shim-elfsym.o
 SHIM_PRELOAD_OBJS := $(B)/preload/preload.o $(B)/preload/shim-elfsym.o
 
-$(B)/preload/%.o: preload/%.c
+# preload.mk too: a change of SHIM_CFLAGS must rebuild the objects.
+$(B)/preload/%.o: preload/%.c preload/preload.mk
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) -c -o $@ $<
 
-$(B)/preload/%.o: preload/%.S
+$(B)/preload/%.o: preload/%.S preload/preload.mk
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) -c -o $@ $<
 
