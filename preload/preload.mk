@@ -43,7 +43,7 @@ $(SHIM_AUDIT): $(SHIM_AUDIT_OBJS) preload/check-shim-deps preload/preload.mk pre
 
 # The same module with la_symbind64, for ldprof --symbind (the cost model's
 # direct cross-check); only audit.c differs.
-$(B)/preload/audit-symbind.o: preload/audit.c
+$(B)/preload/audit-symbind.o: preload/audit.c preload/preload.mk
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) -DLDPROF_SYMBIND -c -o $@ $<
 
