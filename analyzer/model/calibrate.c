@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/interrupt.h"
+#include "model/calibrate-machine.h"
 #include "model/compare.h"
 #include "trace/machine.h"
 #include "model/model.h"
@@ -225,6 +226,7 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 		report_build(&t[i], &rep);
 		res->measured_us[i] = rep.phase[PH_RELOCATE].median;
 		res->load_us[i] = rep.phase[PH_LOAD].median;
+		res->exit_us[i] = rep.phase[PH_EXIT].median;
 		report_free(&rep);
 		if ((r = model_process_features(paths[2 * i], &res->features[i * MODEL_NFEAT],
 						&err)))
@@ -345,6 +347,7 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	res->names = xcalloc(res->n, sizeof *res->names);
 	res->measured_us = xcalloc(res->n, sizeof(double));
 	res->load_us = xcalloc(res->n, sizeof(double));
+	res->exit_us = xcalloc(res->n, sizeof(double));
 	res->model_us = xcalloc(res->n, sizeof(double));
 	res->features = xcalloc(res->n * MODEL_NFEAT, sizeof(double));
 	for (size_t i = 0; i < res->n; i++)
@@ -363,6 +366,8 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	if (r)
 		return r;
 	fit(res);
+	if ((r = calibrate_machine(res, err)))
+		return r;
 	res->coefs.valid = res->coefs.calibrated = true;
 	describe_machine(&res->coefs);
 	return 0;
@@ -382,6 +387,10 @@ void calib_result_free(struct calib_result *res)
 	free(res->names);
 	free(res->measured_us);
 	free(res->load_us);
+	free(res->exit_us);
+	for (size_t i = 0; i < res->nwarnings; i++)
+		free(res->warnings[i]);
+	free(res->warnings);
 	free(res->model_us);
 	free(res->features);
 	free(res->workdir);

@@ -13,6 +13,10 @@
 
 #define MAGIC "ldprof-calibration"
 
+/* The verdict's RMS error over the validation pairs on the reference machine. */
+#define VERDICT_REFERENCE_ERR_PCT 12.0
+#define VERDICT_REFERENCE_ERR_US 30.0
+
 /* The features' names: the calibration file's keys, and the JSON reports'. */
 static const char *const feat_names[MODEL_NFEAT] = {
 	[MF_RELATIVE] = "relative", [MF_RELR] = "relr",	    [MF_LOOKUPS] = "lookups",
@@ -50,6 +54,12 @@ void model_defaults(struct model_coefs *m)
 	m->dynamic_fixed_hi = 147;
 	m->static_min_us = 445;
 	m->load_per_object_us = 30;
+	m->fault_us = m->fault_lo = m->fault_hi = m->fault_rest_us = 1.0;
+	m->exit_per_object_us = 4.0;
+	m->exit_per_page_us = 0.3;
+	/* tools/validate-verdict on the reference machine, quiet (docs/model.md). */
+	m->verdict_err_pct = VERDICT_REFERENCE_ERR_PCT;
+	m->verdict_err_us = VERDICT_REFERENCE_ERR_US;
 	snprintf(m->source, sizeof m->source, "built-in defaults");
 	snprintf(m->machine, sizeof m->machine, "reference machine");
 }
@@ -77,6 +87,12 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 		m->dynamic_fixed_hi);
 	fprintf(f, "static_min_us %.9g\nload_per_object_us %.9g\n", m->static_min_us,
 		m->load_per_object_us);
+	fprintf(f, "fault_us %.9g %.9g %.9g %.9g\n", m->fault_us, m->fault_lo, m->fault_hi,
+		m->fault_rest_us);
+	fprintf(f, "noise_pct %.9g\nexit_us %.9g %.9g\n", m->noise_pct, m->exit_per_object_us,
+		m->exit_per_page_us);
+	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
+		fprintf(f, "verdict_error %.9g %.9g\n", m->verdict_err_pct, m->verdict_err_us);
 	for (int k = 0; k < MODEL_NFEAT; k++)
 		fprintf(f, "coef %s %.9g\n", model_feat_name(k), m->coef_us[k]);
 	return 0;
@@ -132,6 +148,23 @@ static int parse_line(char *line, struct model_coefs *m)
 			      &m->dynamic_fixed_hi) == 3
 			       ? 0
 			       : -1;
+	else if (!strcmp(key, "fault_us"))
+		return sscanf(rest, "%lf %lf %lf %lf", &m->fault_us, &m->fault_lo, &m->fault_hi,
+			      &m->fault_rest_us) == 4 && m->fault_us >= 0
+			       ? 0
+			       : -1;
+	else if (!strcmp(key, "noise_pct"))
+		m->noise_pct = strtod(rest, NULL);
+	else if (!strcmp(key, "exit_us"))
+		return sscanf(rest, "%lf %lf", &m->exit_per_object_us, &m->exit_per_page_us) == 2 &&
+				       m->exit_per_object_us >= 0 && m->exit_per_page_us >= 0
+			       ? 0
+			       : -1;
+	else if (!strcmp(key, "verdict_error"))
+		return sscanf(rest, "%lf %lf", &m->verdict_err_pct, &m->verdict_err_us) == 2 &&
+				       m->verdict_err_pct >= 0 && m->verdict_err_us >= 0
+			       ? 0
+			       : -1;
 	else if (!strcmp(key, "coef")) {
 		char name[32];
 		double v;
@@ -159,11 +192,18 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 			    MODEL_VERSION);
 		goto out;
 	}
+	m->exit_per_object_us = -1; /* a calibration from before it was measured: the default */
 	while (fgets(line, sizeof line, f))
 		if (parse_line(line, m)) {
 			r = set_err(err, EPROTO, "%s: bad line: %s", path, line);
 			goto out;
 		}
+	if (m->exit_per_object_us < 0) {
+		struct model_coefs d;
+		model_defaults(&d);
+		m->exit_per_object_us = d.exit_per_object_us;
+		m->exit_per_page_us = d.exit_per_page_us;
+	}
 	m->valid = m->calibrated = true;
 	snprintf(m->source, sizeof m->source, "%s", path);
 out:

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "model/deps-report.h"
+#include "model/static-side.h"
 #include "ldso/resolve.h"
 #include "ldso/symbind.h"
 
@@ -187,6 +188,7 @@ int model_features(struct trace *t, struct errbuf *err)
 	af = xcalloc(rp.r.p.nobj + 1, sizeof *af);
 	feat = xcalloc((rp.r.p.nobj + 1) * MODEL_NFEAT, sizeof *feat);
 	model_replay_facts(&rp.r, feat, af);
+	static_side_facts(&rp.r, &t->static_side);
 	for (size_t i = 0; i < t->nobj; i++) {
 		struct trace_object *o = &t->obj[i];
 		int d = dso_for(&rp.r.p, o);

@@ -51,6 +51,14 @@ struct model_coefs {
 	double dynamic_fixed_us, dynamic_fixed_lo, dynamic_fixed_hi;
 	double static_min_us;	   /* that program's whole run, static */
 	double load_per_object_us; /* finding and mapping one more library */
+	/* The machine (model/calibrate-machine.c). */
+	double fault_us, fault_lo, fault_hi; /* a page-cache fault, fault-around included */
+	double fault_rest_us;		     /* the same at rest: the fastest rounds */
+	double noise_pct;		     /* the fixed cost's CI half-width, % of it */
+	double exit_per_object_us;	     /* the exit path per object (_dl_fini, unmapping) */
+	double exit_per_page_us;	     /* ...and per page relocation wrote (freed at exit) */
+	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
+	double verdict_err_pct, verdict_err_us;
 	char source[256];	   /* the calibration file, or "built-in defaults" */
 	char machine[256];	   /* where the calibration was measured */
 	char created[32];	   /* when, ISO 8601 UTC */

@@ -12,6 +12,7 @@
 
 #include "elf/elfobj.h"
 #include "trace/model-coefs.h"
+#include "trace/static-facts.h"
 #include "trace/tree.h"
 
 #define TRACE_NO_OBJ UINT32_MAX
@@ -55,6 +56,8 @@ struct trace_object {
 	bool have_feat;
 	double feat[MODEL_NFEAT];
 	struct advice_facts advice;
+	/* Lazy PLT slots bound after startup (GOT entries off the PLT at exit). */
+	uint32_t lazy_binds;
 };
 
 struct trace_event {
@@ -111,6 +114,8 @@ struct trace {
 	int64_t recorded_at;	  /* Unix time in seconds; 0 when unknown */
 	char *ldprof_version;	  /* of the ldprof that recorded the trace */
 	struct model_coefs model; /* the calibration the report uses */
+	struct static_facts static_side; /* a static build's own start (verdict) */
+	double fault_us_now;		 /* a page fault's cost when it ran; 0: not measured */
 };
 
 void trace_init(struct trace *t, int argc, char **argv);
