@@ -38,9 +38,10 @@ static void print_text(const struct calib_result *r, const char *stored)
 	printf("  (relocate phase medians, us)\n\n");
 	printf("dynamic vs static minimal C program: %+.1f us [%+.1f, %+.1f] (static: %.1f us)\n",
 	       m->dynamic_fixed_us, m->dynamic_fixed_lo, m->dynamic_fixed_hi, m->static_min_us);
-	printf("loading one more library: %.1f us; the exit path: %.1f us per object, %.3f us "
-	       "per page relocation wrote\n",
-	       m->load_per_object_us, m->exit_per_object_us, m->exit_per_page_us);
+	printf("loading one more library: %.1f us\n", m->load_per_object_us);
+	printf("the exit path: %.1f us per object, %.3f us per page relocation wrote, %.4f us per "
+	       "KiB of tables read\n",
+	       m->exit_per_object_us, m->exit_per_page_us, m->exit_per_kib_us);
 	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest\n",
 	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us);
 	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
@@ -69,6 +70,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 		json_str(&j, "program", r->names[i]);
 		json_num(&j, "measured_us", r->measured_us[i]);
 		json_num(&j, "model_us", r->model_us[i]);
+		json_num(&j, "exit_us", r->exit_us[i]);
 		json_obj_open(&j, "features");
 		for (int k = 0; k < MODEL_NFEAT; k++)
 			json_num(&j, model_feat_name(k), r->features[i * MODEL_NFEAT + k]);
@@ -85,6 +87,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, "load_per_object_us", m->load_per_object_us);
 	json_num(&j, "exit_per_object_us", m->exit_per_object_us);
 	json_num(&j, "exit_per_page_us", m->exit_per_page_us);
+	json_num(&j, "exit_per_kib_us", m->exit_per_kib_us);
 	json_arr_open(&j, "fault_us");
 	json_num(&j, NULL, m->fault_us);
 	json_num(&j, NULL, m->fault_lo);

@@ -89,6 +89,13 @@ int machine_fault_cost(unsigned rounds, struct summary *s, double *rest, struct 
 	return r;
 }
 
+double model_table_kib(const double f[MODEL_NFEAT])
+{
+	double relocs = f[MF_RELATIVE] + f[MF_LOOKUPS] + f[MF_CACHED] + f[MF_TLS] + f[MF_IFUNC];
+
+	return (24 * relocs + 48 * f[MF_LOOKUPS]) / 1024;
+}
+
 static void warn(struct calib_result *res, char *msg)
 {
 	res->warnings = xrealloc(res->warnings, (res->nwarnings + 1) * sizeof *res->warnings);
@@ -96,28 +103,33 @@ static void warn(struct calib_result *res, char *msg)
 }
 
 /*
- * What the exit path costs per object (_dl_fini walking it, the kernel
- * unmapping it) and per page relocation wrote (a private copy the kernel
- * frees at exit, which a static build never made): the exit phase of every
- * calibration program fitted on its objects and pages written, with an
- * intercept, by NNLS. The objects-K and pages-N programs vary them.
+ * What the exit path costs (_dl_fini walking the objects, the kernel
+ * unmapping them): per object, per page relocation wrote (a private copy
+ * freed at exit, which a static build never made), and per KiB of the
+ * relocation and symbol tables ld.so read (page-cache pages mapped, and
+ * unmapped at exit). The exit phase of every calibration program fitted on
+ * them with an intercept by NNLS; objects-K, pages-N, relative-N and
+ * symbolic-N vary them.
  */
 static void exit_costs(const struct calib_result *res, struct model_coefs *m)
 {
-	double *A = xcalloc(res->n * 3 + 1, sizeof *A), *b = xcalloc(res->n + 1, sizeof *b), x[3];
+	double *A = xcalloc(res->n * 4 + 1, sizeof *A), *b = xcalloc(res->n + 1, sizeof *b), x[4];
 	size_t k = 0;
 
 	for (size_t i = 0; i < res->n; i++) {
+		const double *f = &res->features[i * MODEL_NFEAT];
 		if (isnan(res->exit_us[i]))
 			continue;
-		A[k * 3] = res->features[i * MODEL_NFEAT + MF_OBJECTS];
-		A[k * 3 + 1] = res->features[i * MODEL_NFEAT + MF_PAGES];
-		A[k * 3 + 2] = 1;
+		A[k * 4] = f[MF_OBJECTS];
+		A[k * 4 + 1] = f[MF_PAGES];
+		A[k * 4 + 2] = model_table_kib(f);
+		A[k * 4 + 3] = 1;
 		b[k++] = res->exit_us[i];
 	}
-	if (k >= 3 && !nnls(A, b, k, 3, x)) {
+	if (k >= 4 && !nnls(A, b, k, 4, x)) {
 		m->exit_per_object_us = x[0];
 		m->exit_per_page_us = x[1];
+		m->exit_per_kib_us = x[2];
 	}
 	free(A);
 	free(b);

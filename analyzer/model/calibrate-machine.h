@@ -27,6 +27,13 @@ int machine_fault_cost(unsigned rounds, struct summary *s, double *rest, struct 
  */
 int calibrate_machine(struct calib_result *res, struct errbuf *err);
 
+/*
+ * The relocation and symbol tables ld.so reads for an object, in KiB, from
+ * its counts: a 24-byte Rela per relocation, and a 24-byte symbol (with
+ * its name) per symbol looked up.
+ */
+double model_table_kib(const double feat[MODEL_NFEAT]);
+
 /* A CI half-width of the fixed cost above this share of it: a busy machine. */
 #define CALIB_NOISE_MAX_PCT 10.0
 /* Faults this many times slower than at rest: a busy machine. */

@@ -57,6 +57,7 @@ void model_defaults(struct model_coefs *m)
 	m->fault_us = m->fault_lo = m->fault_hi = m->fault_rest_us = 1.0;
 	m->exit_per_object_us = 4.0;
 	m->exit_per_page_us = 0.3;
+	m->exit_per_kib_us = 0.05;
 	/* tools/validate-verdict on the reference machine, quiet (docs/model.md). */
 	m->verdict_err_pct = VERDICT_REFERENCE_ERR_PCT;
 	m->verdict_err_us = VERDICT_REFERENCE_ERR_US;
@@ -89,8 +90,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 		m->load_per_object_us);
 	fprintf(f, "fault_us %.9g %.9g %.9g %.9g\n", m->fault_us, m->fault_lo, m->fault_hi,
 		m->fault_rest_us);
-	fprintf(f, "noise_pct %.9g\nexit_us %.9g %.9g\n", m->noise_pct, m->exit_per_object_us,
-		m->exit_per_page_us);
+	fprintf(f, "noise_pct %.9g\nexit_us %.9g %.9g %.9g\n", m->noise_pct,
+		m->exit_per_object_us, m->exit_per_page_us, m->exit_per_kib_us);
 	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
 		fprintf(f, "verdict_error %.9g %.9g\n", m->verdict_err_pct, m->verdict_err_us);
 	for (int k = 0; k < MODEL_NFEAT; k++)
@@ -156,8 +157,10 @@ static int parse_line(char *line, struct model_coefs *m)
 	else if (!strcmp(key, "noise_pct"))
 		m->noise_pct = strtod(rest, NULL);
 	else if (!strcmp(key, "exit_us"))
-		return sscanf(rest, "%lf %lf", &m->exit_per_object_us, &m->exit_per_page_us) == 2 &&
-				       m->exit_per_object_us >= 0 && m->exit_per_page_us >= 0
+		return sscanf(rest, "%lf %lf %lf", &m->exit_per_object_us, &m->exit_per_page_us,
+			      &m->exit_per_kib_us) == 3 &&
+				       m->exit_per_object_us >= 0 && m->exit_per_page_us >= 0 &&
+				       m->exit_per_kib_us >= 0
 			       ? 0
 			       : -1;
 	else if (!strcmp(key, "verdict_error"))
@@ -203,6 +206,7 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 		model_defaults(&d);
 		m->exit_per_object_us = d.exit_per_object_us;
 		m->exit_per_page_us = d.exit_per_page_us;
+		m->exit_per_kib_us = d.exit_per_kib_us;
 	}
 	m->valid = m->calibrated = true;
 	snprintf(m->source, sizeof m->source, "%s", path);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "model/analyze.h"
+#include "model/calibrate-machine.h"
 #include "model/model.h"
 #include "model/static-side.h"
 
@@ -134,11 +135,16 @@ static double model_error(const struct model_coefs *m, double saved)
 
 /*
  * What an object costs the dynamic exit path: _dl_fini walking it and the
- * kernel unmapping it, and freeing the pages its relocations copied.
+ * kernel unmapping it, freeing the pages its relocations copied and the
+ * page-cache pages of the tables ld.so read. The executable's tables and
+ * pages: a static build has neither (no relocations, no symbol table read).
  */
 static double exit_path_us(const struct model_coefs *m, const struct trace_object *o)
 {
-	return m->exit_per_object_us + (o->have_feat ? o->feat[MF_PAGES] : 0) * m->exit_per_page_us;
+	if (!o->have_feat)
+		return m->exit_per_object_us;
+	return m->exit_per_object_us + o->feat[MF_PAGES] * m->exit_per_page_us +
+	       model_table_kib(o->feat) * m->exit_per_kib_us;
 }
 
 /* What being dynamic costs each library; sums into rep. Returns the variance. */

@@ -352,6 +352,10 @@ static void verdict(struct json *j, const struct report *rep)
 		json_num(j, "static_own_start", -rep->static_own_us);
 		json_obj_close(j);
 		json_num(j, "fault_us", rep->static_fault_us);
+		if (rep->t->static_side.known) {
+			json_int(j, "static_ifunc_extra", rep->t->static_side.ifunc_extra);
+			json_int(j, "static_ifunc_bound", rep->t->static_side.ifunc_bound);
+		}
 		json_num(j, "model_error_us", rep->static_model_err_us);
 		json_bool(j, "calibrated", rep->t->model.calibrated);
 		json_obj_close(j);

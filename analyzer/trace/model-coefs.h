@@ -57,6 +57,7 @@ struct model_coefs {
 	double noise_pct;		     /* the fixed cost's CI half-width, % of it */
 	double exit_per_object_us;	     /* the exit path per object (_dl_fini, unmapping) */
 	double exit_per_page_us;	     /* ...and per page relocation wrote (freed at exit) */
+	double exit_per_kib_us;		     /* ...and per KiB of tables ld.so read (unmapped) */
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
 	double verdict_err_pct, verdict_err_us;
 	char source[256];	   /* the calibration file, or "built-in defaults" */

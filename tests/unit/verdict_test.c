@@ -100,12 +100,17 @@ static void test_exit_path(void)
 	model_trace(&t);
 	t.model.exit_per_object_us = 5;
 	t.model.exit_per_page_us = 0.5;
+	t.model.exit_per_kib_us = 0.1;
 	report_build(&t, &rep);
-	/* Each library: its object and its 10 pages; the executable: its pages only. */
-	CHECK_NEAR(obj_of(&rep, 3)->exit_us, 10, 1e-9);
-	CHECK_NEAR(obj_of(&rep, 4)->exit_us, 10, 1e-9);
-	CHECK_NEAR(obj_of(&rep, 0)->exit_us, 5, 1e-9);
-	CHECK_NEAR(rep.static_exit_us, 25, 1e-9);
+	/* 1100 Rela of 24 bytes and 100 symbols of 48: 30.47 KiB of tables. */
+	double tables = (1100 * 24 + 100 * 48) / 1024.0 * 0.1;
+	CHECK_NEAR(model_table_kib(t.obj[3].feat), 30.46875, 1e-9);
+	/* Each library: its object, its 10 pages, its tables; the executable: no object. */
+	CHECK_NEAR(obj_of(&rep, 3)->exit_us, 10 + tables, 1e-9);
+	CHECK_NEAR(obj_of(&rep, 4)->exit_us, 10 + tables, 1e-9);
+	CHECK_NEAR(obj_of(&rep, 0)->exit_us, 5 + tables, 1e-9);
+	CHECK_NEAR(rep.static_exit_us, 25 + 3 * tables, 1e-9);
+	CHECK(obj_of(&rep, 3)->link_saved_us >= obj_of(&rep, 3)->exit_us);
 	report_free(&rep);
 	trace_free(&t);
 }
@@ -217,11 +222,13 @@ static void test_calibration_file(void)
 	model_defaults(&m);
 	m.fault_us = 1.25, m.fault_lo = 1.2, m.fault_hi = 1.3, m.fault_rest_us = 1.1;
 	m.noise_pct = 3.5, m.exit_per_object_us = 4.5, m.exit_per_page_us = 0.25;
+	m.exit_per_kib_us = 0.0625;
 	m.verdict_err_pct = 9, m.verdict_err_us = 21;
 	CHECK(model_save(&m, path, &err) == 0);
 	CHECK(model_read(path, &r, &err) == 0);
 	CHECK(r.fault_us == 1.25 && r.fault_lo == 1.2 && r.fault_hi == 1.3 && r.fault_rest_us == 1.1);
 	CHECK(r.noise_pct == 3.5 && r.exit_per_object_us == 4.5 && r.exit_per_page_us == 0.25);
+	CHECK(r.exit_per_kib_us == 0.0625);
 	CHECK(r.verdict_err_pct == 9 && r.verdict_err_us == 21);
 	/* A calibration from before the exit path was measured: the defaults. */
 	f = fopen(path, "w");
