@@ -157,8 +157,8 @@ int calibrate_machine(struct calib_result *res, struct errbuf *err)
 				    "quiet machine",
 				    m->noise_pct, CALIB_NOISE_MAX_PCT));
 	if (m->fault_us > CALIB_FAULT_BUSY_RATIO * rest)
-		warn(res, xasprintf("the machine was busy: a page fault took %.2f \u00b5s, %.1fx "
-				    "its %.2f \u00b5s at rest; calibrate again on a quiet machine",
+		warn(res, xasprintf("the machine was busy: a page fault took %.2f us, %.1fx "
+				    "its %.2f us at rest; calibrate again on a quiet machine",
 				    m->fault_us, m->fault_us / rest, rest));
 	return 0;
 }

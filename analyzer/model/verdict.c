@@ -224,9 +224,9 @@ static void static_link(const struct trace *t, struct report *rep)
 		return;
 	add_advice(rep, saved, hw, "link statically",
 		   "a static build skips ld.so's bootstrap, loading %zu libraries, relocating "
-		   "them, binding lazily and the dynamic exit path, and its own start costs "
-		   "%.0f %s more%s",
-		   nlibs, rep->static_own_us, "\u00b5s",
+		   "them, binding lazily and the dynamic exit path; its own start gives back "
+		   "%.0f us of it%s",
+		   nlibs, rep->static_own_us,
 		   m->calibrated ? "" : " (uncalibrated estimate: run ldprof calibrate)");
 }
 
@@ -314,9 +314,9 @@ static char *fault_drift(const struct trace *t, const struct report *rep)
 	ratio = now / then;
 	if (ratio <= FAULT_DRIFT_RATIO && ratio >= 1 / FAULT_DRIFT_RATIO)
 		return NULL;
-	return xasprintf("a page fault costs %.2f \u00b5s now against %.2f \u00b5s at calibration "
+	return xasprintf("a page fault costs %.2f us now against %.2f us at calibration "
 			 "(%.1fx): the calibrated costs (a page written is a fault) and the static "
-			 "build's own start (%.0f \u00b5s) may be biased; calibrate in this state "
+			 "build's own start (%.0f us) may be biased; calibrate in this state "
 			 "of the machine to trust the verdict",
 			 now, then, ratio, rep->static_own_us);
 }
