@@ -208,9 +208,9 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, FILE
  * The exit phase ends when the launcher reaps the program, so a busy
  * machine adds the launcher's wait to be scheduled: noise of one sign,
  * which a median keeps (medians of 1 to 3 ms against 0.1 ms at rest). Its
- * lower quartile over the runs is the exit path's own cost.
+ * lowest tenth over the runs is the exit path's own cost.
  */
-static double exit_low_quartile(const struct report *rep)
+static double exit_low_tenth(const struct report *rep)
 {
 	double *v = xcalloc(rep->nbd + 1, sizeof *v), q = NAN;
 	size_t n = 0;
@@ -220,7 +220,7 @@ static double exit_low_quartile(const struct report *rep)
 			v[n++] = rep->bd[i].phase_us[PH_EXIT];
 	if (n) {
 		qsort(v, n, sizeof *v, cmp_double);
-		q = v[n / 4];
+		q = v[n / 10];
 	}
 	free(v);
 	return q;
@@ -248,7 +248,7 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 		report_build(&t[i], &rep);
 		res->measured_us[i] = rep.phase[PH_RELOCATE].median;
 		res->load_us[i] = rep.phase[PH_LOAD].median;
-		res->exit_us[i] = exit_low_quartile(&rep);
+		res->exit_us[i] = exit_low_tenth(&rep);
 		report_free(&rep);
 		if ((r = model_process_features(paths[2 * i], &res->features[i * MODEL_NFEAT],
 						&err)))
