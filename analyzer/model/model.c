@@ -25,7 +25,8 @@ void model_object_savings(const struct model_coefs *m, const double feat[MODEL_N
 			  const struct advice_facts *af, bool is_executable,
 			  struct model_savings *s)
 {
-	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES, MF_BLOOM, MF_CHAIN, MF_STRCMPS};
+	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES,     MF_BLOOM,	  MF_CHAIN,
+					  MF_STRCMPS, MF_HASH_BYTES, MF_CMP_BYTES, MF_COLD_LINES};
 	const double *c = m->coef_us;
 	double per_lookup = 0;
 
@@ -56,6 +57,9 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_BLOOM] = (double)b->work.bloom_rejects;
 	f[MF_CHAIN] = (double)b->work.chain;
 	f[MF_STRCMPS] = (double)b->work.strcmps;
+	f[MF_HASH_BYTES] = (double)b->work.hash_bytes;
+	f[MF_CMP_BYTES] = (double)b->work.cmp_bytes;
+	f[MF_COLD_LINES] = (double)b->work.cold_lines;
 	f[MF_CACHED] = (double)b->work.cached;
 	f[MF_TLS] = (double)e->relocs.tls;
 	f[MF_IFUNC] = (double)b->ifunc_calls;

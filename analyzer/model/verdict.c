@@ -71,17 +71,17 @@ static void add_advice(struct report *rep, double saved, double hw, const char *
 	a->saved_hi = saved + hw;
 }
 
-/* One lookup's modelled cost in an object (its startup lookups' mean), or 0. */
+/*
+ * One lookup's modelled cost in an object (its startup lookups' mean), or
+ * 0: what the model would save by binding one slot lazily.
+ */
 static double lookup_us(const struct model_coefs *m, const double feat[MODEL_NFEAT])
 {
-	static const int work[] = {MF_LOOKUPS, MF_PROBES, MF_BLOOM, MF_CHAIN, MF_STRCMPS};
-	double us = 0;
+	struct advice_facts one = {.now_plt = 1};
+	struct model_savings sv;
 
-	if (!(feat[MF_LOOKUPS] > 0))
-		return 0;
-	for (size_t k = 0; k < ARRAY_SIZE(work); k++)
-		us += m->coef_us[work[k]] * feat[work[k]];
-	return us / feat[MF_LOOKUPS];
+	model_object_savings(m, feat, &one, false, &sv);
+	return sv.lazy;
 }
 
 /*

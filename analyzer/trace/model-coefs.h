@@ -22,10 +22,14 @@ enum model_feat {
 	MF_IFUNC,    /* IFUNC resolver calls (IRELATIVE and IFUNC-bound) */
 	MF_PAGES,    /* distinct pages relocations write (copy-on-write faults) */
 	MF_OBJECTS,  /* 1 per relocated object: its fixed cost (RELRO mprotect...) */
+	MF_HASH_BYTES, /* bytes of the names looked up: ld.so hashes each name */
+	MF_CMP_BYTES,  /* bytes the full name comparisons read */
+	MF_COLD_LINES, /* lines of names and tables read first, out of order: cache misses */
 	MODEL_NFEAT,
 };
 
-#define MODEL_VERSION 1
+/* 2: the name bytes hashed and compared, the cold lines (C++ libraries). */
+#define MODEL_VERSION 2
 
 /*
  * Per object, what the analyzer's replay says about changes that would
