@@ -102,10 +102,7 @@ void static_side_facts(const struct deps_report *r, struct static_facts *sf)
 	free(own);
 }
 
-double static_side_us(const struct model_coefs *m, const struct static_facts *sf,
-		      double fault_us)
+double static_side_us(const struct model_coefs *m, const struct static_facts *sf)
 {
-	if (!sf->known)
-		return 0;
-	return sf->ifunc_extra * (m->coef_us[MF_IFUNC] + fault_us);
+	return sf->known ? sf->ifunc_extra * m->coef_us[MF_IFUNC] : 0;
 }

@@ -107,7 +107,7 @@ static void lazy_binding(const struct trace *t, struct report *rep)
 	}
 }
 
-/* The fault cost to price the static side at: this run's, else the calibration's. */
+/* This run's fault cost, else the calibration's, else the reference machine's. */
 static double fault_cost(const struct trace *t)
 {
 	struct model_coefs d;
@@ -207,7 +207,7 @@ static void static_link(const struct trace *t, struct report *rep)
 	var += shed_libraries(t, rep, &nlibs);
 	rep->static_fixed_us = m->dynamic_fixed_us;
 	rep->static_fault_us = fault_cost(t);
-	rep->static_own_us = static_side_us(m, &t->static_side, rep->static_fault_us);
+	rep->static_own_us = static_side_us(m, &t->static_side);
 	saved = rep->static_fixed_us + rep->static_exe_us + rep->static_libs_us +
 		rep->static_exit_us + rep->static_lazy_us - rep->static_own_us;
 	rep->static_model_err_us = model_error(m, saved);
@@ -224,10 +224,8 @@ static void static_link(const struct trace *t, struct report *rep)
 		return;
 	add_advice(rep, saved, hw, "link statically",
 		   "a static build skips ld.so's bootstrap, loading %zu libraries, relocating "
-		   "them, binding lazily and the dynamic exit path; its own start gives back "
-		   "%.0f us of it%s",
-		   nlibs, rep->static_own_us,
-		   m->calibrated ? "" : " (uncalibrated estimate: run ldprof calibrate)");
+		   "them, binding lazily and the dynamic exit path%s",
+		   nlibs, m->calibrated ? "" : " (uncalibrated estimate: run ldprof calibrate)");
 }
 
 static void drop_unused(const struct trace *t, struct report *rep)
@@ -299,12 +297,11 @@ static int by_saving(const void *a, const void *b)
 
 /*
  * When page faults cost this many times more or less now than at
- * calibration, the calibrated costs (a page written is a fault) and the
- * static side may be biased.
+ * calibration, the calibrated costs of pages are biased.
  */
 #define FAULT_DRIFT_RATIO 1.5
 
-static char *fault_drift(const struct trace *t, const struct report *rep)
+static char *fault_drift(const struct trace *t)
 {
 	const struct model_coefs *m = &t->model;
 	double now = t->fault_us_now, then = m->fault_us, ratio;
@@ -315,15 +312,14 @@ static char *fault_drift(const struct trace *t, const struct report *rep)
 	if (ratio <= FAULT_DRIFT_RATIO && ratio >= 1 / FAULT_DRIFT_RATIO)
 		return NULL;
 	return xasprintf("a page fault costs %.2f us now against %.2f us at calibration "
-			 "(%.1fx): the calibrated costs (a page written is a fault) and the static "
-			 "build's own start (%.0f us) may be biased; calibrate in this state "
-			 "of the machine to trust the verdict",
-			 now, then, ratio, rep->static_own_us);
+			 "(%.1fx): the calibrated costs of pages (a page relocation writes is a "
+			 "fault, and freed at exit) and the fixed cost are biased by as much; "
+			 "calibrate in this state of the machine to trust the verdict",
+			 now, then, ratio);
 }
 
 /* The verdict's caveats, as notes (allocated) for report_build to add. */
-static size_t caveats(const struct trace *t, const struct report *rep,
-		      char *notes[VERDICT_NOTES])
+static size_t caveats(const struct trace *t, char *notes[VERDICT_NOTES])
 {
 	size_t dl = 0, n = 0;
 
@@ -333,7 +329,7 @@ static size_t caveats(const struct trace *t, const struct report *rep,
 		notes[n++] = xstrdup("the analyzer could not tell what a static build's own start "
 				     "would cost (its IFUNC resolvers): the saving does not subtract "
 				     "it");
-	if ((notes[n] = fault_drift(t, rep)))
+	if ((notes[n] = fault_drift(t)))
 		n++;
 	if (dl)
 		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
@@ -352,5 +348,5 @@ size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERD
 	reloc_advice(t, rep);
 	if (rep->nadvice) /* qsort(NULL, 0) is undefined */
 		qsort(rep->advice, rep->nadvice, sizeof *rep->advice, by_saving);
-	return caveats(t, rep, notes);
+	return caveats(t, notes);
 }
