@@ -147,6 +147,11 @@ static void test_can_say_dont(void)
 	fclose(f);
 	CHECK(strstr(text, "don't link statically: it would cost") != NULL);
 	free(text);
+	f = open_memstream(&text, &len);
+	render_html(f, &hurt);
+	fclose(f);
+	CHECK(strstr(text, "Don't link statically: it would cost") != NULL);
+	free(text);
 	saving_left(&t, &a, 0);
 	report_build(&t, &none);
 	CHECK(none.static_saved_lo < 0 && none.static_saved_hi > 0);
