@@ -325,10 +325,6 @@ static size_t caveats(const struct trace *t, char *notes[VERDICT_NOTES])
 
 	for (size_t i = 0; i < t->nobj; i++)
 		dl += t->obj[i].dlopened;
-	if (!t->static_side.known)
-		notes[n++] = xstrdup("the analyzer could not tell what a static build's own start "
-				     "would cost (its IFUNC resolvers): the saving does not subtract "
-				     "it");
 	if ((notes[n] = fault_drift(t)))
 		n++;
 	if (dl)
