@@ -63,34 +63,22 @@ static size_t distinct(uint64_t *v, size_t n)
 void static_side_facts(const struct deps_report *r, struct static_facts *sf)
 {
 	const struct process *p = &r->p;
-	uint64_t *res = xcalloc(r->bs.n + 1, sizeof *res), *own = NULL, *used;
-	size_t nres = 0, nown = 0, nused = 0;
+	uint64_t *res = xcalloc(r->bs.n + 1, sizeof *res), *own = NULL;
+	size_t nres = 0, nown = 0;
 	int libc = -1;
 
 	memset(sf, 0, sizeof *sf);
 	for (size_t i = 0; i < p->nobj; i++)
 		if (is_libc(p->obj[i]))
 			libc = (int)i;
-	used = xcalloc(r->bs.n + 1, sizeof *used);
-	for (size_t k = 0; k < r->bs.n; k++) {
+	for (size_t k = 0; libc >= 0 && k < r->bs.n; k++) {
 		const struct binding *b = &r->bs.b[k];
-		if (b->to < 0 || b->from == b->to || b->from == libc || (size_t)b->to >= p->nobj)
+		const struct elfobj *e = p->obj[libc]->elf;
+		if (b->to != libc || b->from == libc || !(b->flags & BIND_IFUNC) || b->tsym >= e->nsyms)
 			continue;
-		const struct dso *d = p->obj[b->to];
-		if (!d->elf || d->is_rtld || d->is_vdso || b->tsym >= d->elf->nsyms)
-			continue;
-		const Elf64_Sym *s = &d->elf->syms[b->tsym];
-		/* One entry per symbol: its object in the high bits, its index below. */
-		used[nused++] = (uint64_t)b->to << 32 | b->tsym;
-		if ((b->flags & BIND_IFUNC) && b->to == libc)
-			res[nres++] = s->st_value; /* an IFUNC's value is its resolver */
+		res[nres++] = e->syms[b->tsym].st_value; /* an IFUNC's value is its resolver */
 	}
 	nres = distinct(res, nres);
-	nused = distinct(used, nused);
-	for (size_t k = 0; k < nused; k++) {
-		const struct dso *d = p->obj[used[k] >> 32];
-		sf->used_lib_bytes += d->elf->syms[(uint32_t)used[k]].st_size;
-	}
 	if (libc >= 0)
 		nown = own_irelative(p->obj[libc]->elf, &own);
 	sf->ifunc_bound = (uint32_t)nres;
@@ -98,7 +86,6 @@ void static_side_facts(const struct deps_report *r, struct static_facts *sf)
 		sf->ifunc_extra += !bsearch(&res[k], own, nown, sizeof *own, cmp_u64);
 	sf->known = true;
 	free(res);
-	free(used);
 	free(own);
 }
 

@@ -1,8 +1,8 @@
 /*
  * A static build's own start, predicted from the dynamic program's replay:
  * the IFUNC resolvers its IRELATIVE relocations would call beyond the
- * minimal static program's, and the library code it would carry. The
- * verdict (verdict.c) prices them with the calibration.
+ * minimal static program's. The verdict (verdict.c) prices them with the
+ * calibration.
  */
 #ifndef LDPROF_STATIC_SIDE_H
 #define LDPROF_STATIC_SIDE_H

@@ -355,7 +355,6 @@ static void verdict(struct json *j, const struct report *rep)
 		if (rep->t->static_side.known) {
 			json_int(j, "static_ifunc_extra", rep->t->static_side.ifunc_extra);
 			json_int(j, "static_ifunc_bound", rep->t->static_side.ifunc_bound);
-			json_int(j, "static_used_lib_bytes", (long long)rep->t->static_side.used_lib_bytes);
 		}
 		json_num(j, "model_error_us", rep->static_model_err_us);
 		json_bool(j, "calibrated", rep->t->model.calibrated);

@@ -1,7 +1,7 @@
 /*
  * What the analyzer's replay says about a static build of a dynamic
- * program (model/static-side.c): the work its own start would do that the
- * minimal static program's does not. Kept apart from the model so that the
+ * program (model/static-side.c): the IFUNC resolvers its own start would
+ * call that the minimal static program's does not. Kept apart from the model so that the
  * trace can carry it without knowing the analyzer.
  */
 #ifndef LDPROF_STATIC_FACTS_H
@@ -14,7 +14,6 @@ struct static_facts {
 	bool known;		 /* the replay gave them */
 	uint32_t ifunc_bound;	 /* distinct IFUNCs of libc the program binds (lazy ones too) */
 	uint32_t ifunc_extra;	 /* of those, the ones libc itself never resolves */
-	uint64_t used_lib_bytes; /* bytes of the symbols the program takes from its libraries */
 };
 
 #endif
