@@ -34,8 +34,9 @@ validate()
 	fi
 	for try in 1 2 3; do
 		if LDPROF=$LDPROF "$TOP/tools/validate-verdict" -n 200 -t "$1" -c "$2" >"$TMP/v" 2>&1; then
-			ok "$(basename "$dyn"): predicted vs measured saving within $1%, error $(tail -n 1 "$TMP/v" | awk '{ print $NF }') (measurement $try)"
-			diag "$(tail -n 1 "$TMP/v")"
+			row=$(grep -v '^model error' "$TMP/v" | tail -n 1)
+			ok "$(basename "$dyn"): predicted vs measured saving within $1%, error $(echo "$row" | awk '{ print $(NF - 3) }') (measurement $try)"
+			diag "$row"
 			return
 		fi
 		sed 's/^/# /' "$TMP/v"
@@ -51,6 +52,15 @@ done
 validate 50 "/bin/bash-static|/bin/bash|-c exit"
 validate 50 "/bin/zsh-static|/bin/zsh|-c exit"
 validate 50 "/bin/busybox|${LDPROF_BUILD:-$TOP/build}/bench/busybox-dyn/bin/busybox|sh -c exit"
+
+# -s stores the pairs' RMS error with the calibration (a copy of it here).
+cp "$LDPROF_CALIBRATION" "$TMP/cal"
+LDPROF_CALIBRATION=$TMP/cal LDPROF=$LDPROF "$TOP/tools/validate-verdict" -n 30 -t 100 -s \
+	"$TOP/samples/sh.static|$TOP/samples/sh.dynamic|$TOP/samples/foo" >"$TMP/vs" 2>&1
+check "validate-verdict -s prints the model's error" grep -Eq "^model error over 1 pairs: RMS [0-9.]+% \([0-9.]+ us\)$" "$TMP/vs"
+rms=$(sed -n 's/^model error over 1 pairs: RMS \([0-9.]*\)% (\([0-9.]*\) us)$/\1 \2/p' "$TMP/vs")
+expect_eq "and stores it with the calibration" "$rms" \
+	"$(awk '$1 == "verdict_error" { printf "%.1f %.1f", $2, $3 }' "$TMP/cal")"
 
 # The verdict's shape: a saving with its CI, per-library parts, ranked advice.
 "$LDPROF" -n 20 --json "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/j"
