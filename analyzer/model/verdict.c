@@ -327,6 +327,13 @@ static size_t caveats(const struct trace *t, char *notes[VERDICT_NOTES])
 		dl += t->obj[i].dlopened;
 	if ((notes[n] = fault_drift(t)))
 		n++;
+	if (t->static_side.nss_calls)
+		notes[n++] = xasprintf("the program calls %u NSS functions (%s, ...): a static "
+				       "glibc build has only the sources built into libc (files, "
+				       "dns) without the shared libc, and some static builds leave "
+				       "such lookups out (Debian's zsh-static does), so compare what "
+				       "the two builds do before their times",
+				       t->static_side.nss_calls, t->static_side.nss_example);
 	if (dl)
 		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
 				       "static build cannot, unless it keeps a dynamic loader "

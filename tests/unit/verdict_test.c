@@ -196,8 +196,12 @@ static void test_fault_drift(void)
 	CHECK(!has_note(&same, "at calibration"));
 	CHECK_NEAR(same.static_fault_us, 1.1, 1e-9); /* priced at this run's faults */
 	t.fault_us_now = 3.0;
+	t.static_side.nss_calls = 2;
+	snprintf(t.static_side.nss_example, sizeof t.static_side.nss_example, "getpwuid");
 	report_build(&t, &slow);
 	CHECK(has_note(&slow, "at calibration"));
+	CHECK(has_note(&slow, "calls 2 NSS functions (getpwuid, ...)"));
+	CHECK(!has_note(&same, "NSS"));
 	report_free(&same);
 	report_free(&slow);
 	trace_free(&t);
