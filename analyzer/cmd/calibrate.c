@@ -145,8 +145,8 @@ static int store_verdict_error(const char *spec, const char *output)
 	    pct > 1000 || us > 1e7) {
 		error_msg("--verdict-error: %s: not PCT,US (two non-negative numbers)", spec);
 		r = EXIT_USAGE;
-	} else if (model_read(path, &m, &err) || (m.verdict_err_pct = pct, m.verdict_err_us = us,
-						     model_save(&m, path, &err))) {
+	} else if (model_read(path, &m, &err) ||
+		   (m.verdict_err_pct = pct, m.verdict_err_us = us, model_save(&m, path, &err))) {
 		error_msg("%s", err.msg);
 		r = EXIT_FAIL;
 	} else {

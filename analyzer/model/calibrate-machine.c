@@ -13,7 +13,7 @@
 
 /* Windows per round: enough faults that the clock's resolution is lost. */
 #define FAULT_WINDOWS 256
-#define WINDOW (64 * 1024)
+#define WINDOW	      (64 * 1024)
 
 static double now_us(void)
 {
@@ -152,10 +152,11 @@ int calibrate_machine(struct calib_result *res, struct errbuf *err)
 	m->noise_pct = m->dynamic_fixed_us > 0 ? 100 * hw / m->dynamic_fixed_us : NAN;
 	exit_costs(res, m);
 	if (!(m->noise_pct <= CALIB_NOISE_MAX_PCT))
-		warn(res, xasprintf("the machine was busy: the fixed cost of being dynamic is known "
-				    "only to \u00b1%.0f%% (more than %.0f%%); calibrate again on a "
-				    "quiet machine",
-				    m->noise_pct, CALIB_NOISE_MAX_PCT));
+		warn(res,
+		     xasprintf("the machine was busy: the fixed cost of being dynamic is known "
+			       "only to \u00b1%.0f%% (more than %.0f%%); calibrate again on a "
+			       "quiet machine",
+			       m->noise_pct, CALIB_NOISE_MAX_PCT));
 	if (m->fault_us > CALIB_FAULT_BUSY_RATIO * rest)
 		warn(res, xasprintf("the machine was busy: a page fault took %.2f us, %.1fx "
 				    "its %.2f us at rest; calibrate again on a quiet machine",

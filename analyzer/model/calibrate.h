@@ -27,7 +27,7 @@ struct calib_result {
 	double *exit_us;     /* median exit phase */
 	double *model_us;    /* the fit's prediction */
 	double *features;    /* n x MODEL_NFEAT, summed over the process */
-	char **warnings; /* what makes the figures doubtful (a busy machine) */
+	char **warnings;     /* what makes the figures doubtful (a busy machine) */
 	size_t nwarnings;
 	char *workdir;
 	bool keep; /* do not remove workdir */

@@ -39,8 +39,7 @@ static size_t own_irelative(const struct elfobj *e, uint64_t **out)
 		if (!at || !sz)
 			continue;
 		size_t cnt = sz->d_un.d_val / sizeof(Elf64_Rela);
-		const Elf64_Rela *r =
-			elfobj_table(e, at->d_un.d_ptr, cnt, sizeof(Elf64_Rela), 8);
+		const Elf64_Rela *r = elfobj_table(e, at->d_un.d_ptr, cnt, sizeof(Elf64_Rela), 8);
 		for (size_t i = 0; r && i < cnt; i++) {
 			if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_IRELATIVE)
 				continue;
@@ -75,10 +74,9 @@ static size_t distinct(uint64_t *v, size_t n)
  */
 static bool is_nss(const char *name)
 {
-	static const char *const prefixes[] = {"getpw",	     "getgr",	      "getsp",
-					       "getaddrinfo", "gethostby",   "getservby",
-					       "getprotoby",  "getnetby",    "initgroups",
-					       "getgrouplist", "getlogin",   "getnameinfo"};
+	static const char *const prefixes[] = {
+		"getpw",      "getgr",	  "getsp",	"getaddrinfo",	"gethostby", "getservby",
+		"getprotoby", "getnetby", "initgroups", "getgrouplist", "getlogin",  "getnameinfo"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
@@ -110,7 +108,8 @@ void static_side_facts(const struct deps_report *r, struct static_facts *sf)
 		if (b->to != libc || b->from == libc || b->tsym >= e->nsyms)
 			continue;
 		if (b->flags & BIND_IFUNC)
-			res[nres++] = e->syms[b->tsym].st_value; /* an IFUNC's value is its resolver */
+			res[nres++] =
+				e->syms[b->tsym].st_value; /* an IFUNC's value is its resolver */
 		else if (b->name && is_nss(b->name))
 			nss[nnss++] = b->name;
 	}

@@ -161,8 +161,8 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 		if (o->role == ROLE_EXECUTABLE) {
 			/* Static, not static-pie: its relocations happen at link time. */
 			rep->static_exe_us += reloc;
-			rep->static_exit_us += ro->exit_us = exit_path_us(&t->model, o) -
-							     t->model.exit_per_object_us;
+			rep->static_exit_us += ro->exit_us =
+				exit_path_us(&t->model, o) - t->model.exit_per_object_us;
 			var += pow(half_width(&ro->reloc), 2);
 			continue;
 		}
@@ -328,12 +328,13 @@ static size_t caveats(const struct trace *t, char *notes[VERDICT_NOTES])
 	if ((notes[n] = fault_drift(t)))
 		n++;
 	if (t->static_side.nss_calls)
-		notes[n++] = xasprintf("the program calls %u NSS functions (%s, ...): a static "
-				       "glibc build has only the sources built into libc (files, "
-				       "dns) without the shared libc, and some static builds leave "
-				       "such lookups out (Debian's zsh-static does), so compare what "
-				       "the two builds do before their times",
-				       t->static_side.nss_calls, t->static_side.nss_example);
+		notes[n++] =
+			xasprintf("the program calls %u NSS functions (%s, ...): a static "
+				  "glibc build has only the sources built into libc (files, "
+				  "dns) without the shared libc, and some static builds leave "
+				  "such lookups out (Debian's zsh-static does), so compare what "
+				  "the two builds do before their times",
+				  t->static_side.nss_calls, t->static_side.nss_example);
 	if (dl)
 		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
 				       "static build cannot, unless it keeps a dynamic loader "

@@ -262,7 +262,8 @@ static void verdict_section(FILE *f, const struct report *rep)
 				"help: it would save ",
 		      f);
 		if (hurts)
-			saving(f, -rep->static_saved_us, -rep->static_saved_hi, -rep->static_saved_lo);
+			saving(f, -rep->static_saved_us, -rep->static_saved_hi,
+			       -rep->static_saved_lo);
 		else
 			saving(f, rep->static_saved_us, rep->static_saved_lo, rep->static_saved_hi);
 		fprintf(f, " per exec (%.1f%% of the start)%s.</p>\n", fabs(rep->static_saved_pct),

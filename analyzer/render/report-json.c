@@ -159,8 +159,9 @@ static void tree_time(struct json *j, const char *key, const struct trace *t,
 	if (!ts)
 		json_null(j, key);
 	else
-		json_num(j, key, ts >= r->exec_ts ? trace_ticks_to_us(t, ts - r->exec_ts)
-						  : -trace_ticks_to_us(t, r->exec_ts - ts));
+		json_num(j, key,
+			 ts >= r->exec_ts ? trace_ticks_to_us(t, ts - r->exec_ts)
+					  : -trace_ticks_to_us(t, r->exec_ts - ts));
 }
 
 static void tree_exec_obj(struct json *j, const struct trace *t, const struct trace_run *r,

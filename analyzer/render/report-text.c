@@ -245,7 +245,8 @@ static void verdict_head(const struct text_out *o, const struct report *rep)
 	text_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
 	if (rep->static_verdict == SV_SAVES)
 		fprintf(o->f,
-			"\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, %.0f%%)%s%s\n",
+			"\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, "
+			"%.0f%%)%s%s\n",
 			BOLD(o), s, hw, rep->static_saved_pct, unc, RESET(o));
 	else if (rep->static_verdict == SV_HURTS)
 		fprintf(o->f,

@@ -11,11 +11,11 @@
 #include <stdint.h>
 
 struct static_facts {
-	bool known;		 /* the replay gave them */
-	uint32_t ifunc_bound;	 /* distinct IFUNCs of libc the program binds (lazy ones too) */
-	uint32_t ifunc_extra;	 /* of those, the ones libc itself never resolves */
-	uint32_t nss_calls;	 /* distinct NSS functions of libc it binds (getpwuid, ...) */
-	char nss_example[32];	 /* one of them, for the note */
+	bool known;	      /* the replay gave them */
+	uint32_t ifunc_bound; /* distinct IFUNCs of libc the program binds (lazy ones too) */
+	uint32_t ifunc_extra; /* of those, the ones libc itself never resolves */
+	uint32_t nss_calls;   /* distinct NSS functions of libc it binds (getpwuid, ...) */
+	char nss_example[32]; /* one of them, for the note */
 };
 
 #endif

@@ -110,10 +110,10 @@ struct trace {
 	} machine;
 	char **env; /* the variables that change ld.so's work: LD_*=..., GLIBC_TUNABLES */
 	size_t nenv;
-	char *cwd;		  /* relative paths are relative to it */
-	int64_t recorded_at;	  /* Unix time in seconds; 0 when unknown */
-	char *ldprof_version;	  /* of the ldprof that recorded the trace */
-	struct model_coefs model; /* the calibration the report uses */
+	char *cwd;			 /* relative paths are relative to it */
+	int64_t recorded_at;		 /* Unix time in seconds; 0 when unknown */
+	char *ldprof_version;		 /* of the ldprof that recorded the trace */
+	struct model_coefs model;	 /* the calibration the report uses */
 	struct static_facts static_side; /* a static build's own start (verdict) */
 	double fault_us_now;		 /* a page fault's cost when it ran; 0: not measured */
 };

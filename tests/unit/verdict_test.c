@@ -174,7 +174,8 @@ static void test_model_error(void)
 	report_build(&t, &big);
 	CHECK_NEAR(big.static_model_err_us, 0.5 * big.static_saved_us, 1e-6);
 	CHECK(big.static_saved_hi - big.static_saved_us >= big.static_model_err_us);
-	CHECK(big.static_saved_hi - big.static_saved_lo > small.static_saved_hi - small.static_saved_lo);
+	CHECK(big.static_saved_hi - big.static_saved_lo >
+	      small.static_saved_hi - small.static_saved_lo);
 	/* An absolute floor: a saving near zero still has the model's error around it. */
 	t.model.verdict_err_pct = 0, t.model.verdict_err_us = 40;
 	report_free(&big);
@@ -236,7 +237,8 @@ static void test_calibration_file(void)
 	m.verdict_err_pct = 9, m.verdict_err_us = 21;
 	CHECK(model_save(&m, path, &err) == 0);
 	CHECK(model_read(path, &r, &err) == 0);
-	CHECK(r.fault_us == 1.25 && r.fault_lo == 1.2 && r.fault_hi == 1.3 && r.fault_rest_us == 1.1);
+	CHECK(r.fault_us == 1.25 && r.fault_lo == 1.2 && r.fault_hi == 1.3 &&
+	      r.fault_rest_us == 1.1);
 	CHECK(r.noise_pct == 3.5 && r.exit_per_object_us == 4.5 && r.exit_per_page_us == 0.25);
 	CHECK(r.exit_per_kib_us == 0.0625);
 	CHECK(r.verdict_err_pct == 9 && r.verdict_err_us == 21);
