@@ -221,15 +221,57 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, FILE
  * a real program's do. Run interleaved with 28 others, the synthetic
  * libraries' names were evicted between runs, and the names read out of
  * order (scatter-N) cost four times what the same reads cost a real
- * library (130 ns a line against 30).
+ * library (130 ns a line against 30). So that a burst of load on the
+ * machine does not bias the few programs it meets, every program runs
+ * in CALIB_PASSES blocks spread over the whole calibration, and its
+ * figure is the median of the blocks' medians.
  */
-static int measure_runs(const struct calib_opts *o, size_t n, struct profile_cmd *cmds,
-			struct trace *t)
+#define CALIB_PASSES 3
+
+static int measure_pass(const struct calib_opts *o, const struct profile_cmd *cmd,
+			double *reloc, double *load)
 {
+	struct profile_opts po = o->prof;
+	struct trace t;
+	struct report rep;
+	int r;
+
+	po.plan.runs = po.plan.runs / CALIB_PASSES > 5 ? po.plan.runs / CALIB_PASSES : 5;
+	memset(&t, 0, sizeof t);
+	r = model_profile_programs(&po, 1, cmd, &t, false);
+	if (!r) {
+		report_build(&t, &rep);
+		*reloc = rep.phase[PH_RELOCATE].median;
+		*load = rep.phase[PH_LOAD].median;
+		report_free(&rep);
+	}
+	trace_free(&t);
+	return r;
+}
+
+static double median3(double a, double b, double c)
+{
+	return fmax(fmin(a, b), fmin(fmax(a, b), c));
+}
+
+static int measure_runs(const struct calib_opts *o, size_t n, const struct profile_cmd *cmds,
+			struct calib_result *res)
+{
+	double *reloc = xcalloc(n * CALIB_PASSES, sizeof *reloc);
+	double *load = xcalloc(n * CALIB_PASSES, sizeof *load);
 	int r = 0;
 
-	for (size_t i = 0; !r && i < n && !interrupt_requested(); i++)
-		r = model_profile_programs(&o->prof, 1, &cmds[i], &t[i], false);
+	for (size_t p = 0; !r && p < CALIB_PASSES; p++)
+		for (size_t i = 0; !r && i < n && !interrupt_requested(); i++)
+			r = measure_pass(o, &cmds[i], &reloc[i * CALIB_PASSES + p],
+					 &load[i * CALIB_PASSES + p]);
+	for (size_t i = 0; !r && i < n; i++) {
+		const double *x = &reloc[i * CALIB_PASSES], *y = &load[i * CALIB_PASSES];
+		res->measured_us[i] = median3(x[0], x[1], x[2]);
+		res->load_us[i] = median3(y[0], y[1], y[2]);
+	}
+	free(reloc);
+	free(load);
 	return r;
 }
 
@@ -238,7 +280,6 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 		   size_t n, struct calib_result *res)
 {
 	struct profile_cmd *cmds = xcalloc(n, sizeof *cmds);
-	struct trace *t = xcalloc(n, sizeof *t);
 	char **paths = xcalloc(2 * n, sizeof *paths); /* argv pairs: path, NULL */
 	struct errbuf err;
 	int r;
@@ -248,23 +289,14 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 		cmds[i] = (struct profile_cmd){1, &paths[2 * i]};
 	}
 	if (o->log)
-		fprintf(o->log, "running %zu programs, one after another...\n", n);
-	r = measure_runs(o, n, cmds, t);
-	for (size_t i = 0; !r && i < n; i++) {
-		struct report rep;
-		report_build(&t[i], &rep);
-		res->measured_us[i] = rep.phase[PH_RELOCATE].median;
-		res->load_us[i] = rep.phase[PH_LOAD].median;
-		report_free(&rep);
+		fprintf(o->log, "running %zu programs, each in %d blocks...\n", n, CALIB_PASSES);
+	r = measure_runs(o, n, cmds, res);
+	for (size_t i = 0; !r && i < n; i++)
 		if ((r = model_process_features(paths[2 * i], &res->features[i * MODEL_NFEAT],
 						&err)))
 			error_msg("%s", err.msg);
-	}
-	for (size_t i = 0; i < n; i++) {
-		trace_free(&t[i]);
+	for (size_t i = 0; i < n; i++)
 		free(paths[2 * i]);
-	}
-	free(t);
 	free(cmds);
 	free(paths);
 	return r;
