@@ -142,7 +142,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 
 	if ((!mu->use && !mu->build) || ELF64_ST_VISIBILITY(req->ref_other) == STV_PROTECTED)
 		return symbol_lookup(p, u, req, w, res);
-	lookup_count(u, w, req);
+	lookup_count(u, w, p->obj[req->undef]->elf, req);
 	if (symbol_lookup_program(p, u, req, w, res))
 		return true;
 	if (mu->use && mu->use->slot[i].ok) {
@@ -210,7 +210,7 @@ static void bind_ref(struct process *p, struct unique_table *u, struct bindset *
 
 	/* Every relocation reads its symbol's entry (the cache compares it). */
 	if (!deferred)
-		lookup_touch(u, w, &o->syms[r->sym], sizeof o->syms[r->sym]);
+		lookup_touch(u, w, o, &o->syms[r->sym], sizeof o->syms[r->sym]);
 	if (!deferred && cache->valid && cache->sym == r->sym && cache->tclass == r->tclass) {
 		w->cached++;
 		res = cache->res;

@@ -216,36 +216,39 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, FILE
 }
 
 /*
- * The runs. Each program is run on its own, as `ldprof run` runs one: its
- * libraries' tables then stay in the caches from one run to the next, as
- * a real program's do. Run interleaved with 28 others, the synthetic
- * libraries' names were evicted between runs, and the names read out of
- * order (scatter-N) cost four times what the same reads cost a real
- * library (130 ns a line against 30). So that a burst of load on the
- * machine does not bias the few programs it meets, every program runs
- * in CALIB_PASSES blocks spread over the whole calibration, and its
- * figure is the median of the blocks' medians.
+ * The runs: all the programs interleaved round by round, in CALIB_PASSES
+ * blocks, each program's figure the median of its blocks' medians (a
+ * drift of the machine between blocks moves no program alone). Interleaved,
+ * each program's tables are evicted from the caches by the others' runs
+ * before its next one, as a real program evicts them by its own run (its
+ * init, main and exit). Run one at a time, the synthetic programs, which
+ * do nothing after relocation, found their names cached: a name read out
+ * of order (scatter-N) cost 17 ns, not 105, and the model then
+ * underestimated real programs by 30 to 50% (docs/model.md).
  */
 #define CALIB_PASSES 3
 
-static int measure_pass(const struct calib_opts *o, const struct profile_cmd *cmd,
-			double *reloc, double *load)
+/* One block of runs of programs cmds[0..n), interleaved round by round. */
+static int measure_pass(const struct calib_opts *o, size_t n, const struct profile_cmd *cmds,
+			double *reloc, double *load, size_t stride)
 {
 	struct profile_opts po = o->prof;
-	struct trace t;
-	struct report rep;
+	struct trace *t = xcalloc(n, sizeof *t);
 	int r;
 
 	po.plan.runs = po.plan.runs / CALIB_PASSES > 5 ? po.plan.runs / CALIB_PASSES : 5;
-	memset(&t, 0, sizeof t);
-	r = model_profile_programs(&po, 1, cmd, &t, false);
-	if (!r) {
-		report_build(&t, &rep);
-		*reloc = rep.phase[PH_RELOCATE].median;
-		*load = rep.phase[PH_LOAD].median;
-		report_free(&rep);
+	r = model_profile_programs(&po, n, cmds, t, false);
+	for (size_t i = 0; i < n; i++) {
+		struct report rep;
+		if (!r) {
+			report_build(&t[i], &rep);
+			reloc[i * stride] = rep.phase[PH_RELOCATE].median;
+			load[i * stride] = rep.phase[PH_LOAD].median;
+			report_free(&rep);
+		}
+		trace_free(&t[i]);
 	}
-	trace_free(&t);
+	free(t);
 	return r;
 }
 
@@ -261,10 +264,8 @@ static int measure_runs(const struct calib_opts *o, size_t n, const struct profi
 	double *load = xcalloc(n * CALIB_PASSES, sizeof *load);
 	int r = 0;
 
-	for (size_t p = 0; !r && p < CALIB_PASSES; p++)
-		for (size_t i = 0; !r && i < n && !interrupt_requested(); i++)
-			r = measure_pass(o, &cmds[i], &reloc[i * CALIB_PASSES + p],
-					 &load[i * CALIB_PASSES + p]);
+	for (size_t p = 0; !r && p < CALIB_PASSES && !interrupt_requested(); p++)
+		r = measure_pass(o, n, cmds, &reloc[p], &load[p], CALIB_PASSES);
 	for (size_t i = 0; !r && i < n; i++) {
 		const double *x = &reloc[i * CALIB_PASSES], *y = &load[i * CALIB_PASSES];
 		res->measured_us[i] = median3(x[0], x[1], x[2]);
@@ -289,7 +290,8 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 		cmds[i] = (struct profile_cmd){1, &paths[2 * i]};
 	}
 	if (o->log)
-		fprintf(o->log, "running %zu programs, each in %d blocks...\n", n, CALIB_PASSES);
+		fprintf(o->log, "running %zu programs interleaved, in %d blocks...\n", n,
+			CALIB_PASSES);
 	r = measure_runs(o, n, cmds, res);
 	for (size_t i = 0; !r && i < n; i++)
 		if ((r = model_process_features(paths[2 * i], &res->features[i * MODEL_NFEAT],
