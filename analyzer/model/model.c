@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "model/deps-report.h"
 #include "ldso/resolve.h"
@@ -167,31 +166,6 @@ static void advice_facts(const struct deps_report *r, struct advice_facts *af)
 	}
 }
 
-/*
- * What of the cold lines a run really misses. Between two runs of a
- * program its lines stay in the L2 cache unless the run pushed them out;
- * the chance that a line is gone is taken as F / (F + L2), F the bytes the
- * relocation streams through (relocation entries, pages written, lines
- * read). The calibration's programs run interleaved, so that all their
- * lines are gone (the whole cost); measured, a small C++ program's
- * libstdc++ lines (ninja: F 340 KiB) cost a third of that, cmake's (F 3.4
- * MiB, 46 libraries) all of it.
- */
-static void scale_cold_lines(double *feat, size_t nobj)
-{
-	long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-	double bytes = 0;
-
-	for (size_t i = 0; i < nobj; i++) {
-		const double *f = &feat[i * MODEL_NFEAT];
-		bytes += 24 * (f[MF_RELATIVE] + f[MF_LOOKUPS] + f[MF_CACHED]) + 4096 * f[MF_PAGES] +
-			 64 * f[MF_COLD_LINES];
-	}
-	double gone = bytes / (bytes + (double)(l2 > 0 ? l2 : 1 << 20));
-	for (size_t i = 0; i < nobj; i++)
-		feat[i * MODEL_NFEAT + MF_COLD_LINES] *= gone;
-}
-
 void model_replay_facts(const struct deps_report *r, double *feat, struct advice_facts *af)
 {
 	advice_facts(r, af);
@@ -201,7 +175,6 @@ void model_replay_facts(const struct deps_report *r, double *feat, struct advice
 		else
 			memset(&feat[i * MODEL_NFEAT], 0, MODEL_NFEAT * sizeof *feat);
 	}
-	scale_cold_lines(feat, r->p.nobj);
 }
 
 int model_features(struct trace *t, struct errbuf *err)

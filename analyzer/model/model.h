@@ -30,15 +30,13 @@ int model_profile_program(const struct profile_opts *o, int argc, char **argv, s
 int model_profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
 			   struct trace *traces, bool for_compare);
 
-/* The counts of every object ld.so would load for path, summed; every
-   cold line counted whole (the calibration's interleaved programs). */
+/* The counts of every object ld.so would load for path, summed. */
 int model_process_features(const char *path, double feat[MODEL_NFEAT], struct errbuf *err);
 
 struct deps_report;
 /*
  * From an analyzer replay: each object's counts (feat, MODEL_NFEAT per
- * object, in process order) and the recommendations' inputs (af). The
- * cold lines are those a run of the program misses (scale_cold_lines).
+ * object, in process order) and the recommendations' inputs (af).
  */
 void model_replay_facts(const struct deps_report *r, double *feat, struct advice_facts *af);
 
