@@ -123,6 +123,7 @@ static void add_work(struct lookup_work *w, const struct memo_slot *s)
 	w->chain += s->chain;
 	w->strcmps += s->strcmps;
 	w->cmp_bytes += s->cmp_bytes;
+	w->cold_lines += s->cold_lines;
 }
 
 static bool is_ifunc(const struct process *p, const struct lookup_result *res)
@@ -168,6 +169,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 					   (uint32_t)wr.chain,
 					   (uint32_t)wr.strcmps,
 					   (uint32_t)wr.cmp_bytes,
+					   (uint32_t)wr.cold_lines,
 					   true,
 					   found && is_ifunc(p, res)};
 	return found;
@@ -326,7 +328,7 @@ void bind_imports_compute(struct process *p, struct bindset *bs);
 
 void bind_process(struct process *p, const struct bind_options *opt, struct bindset *bs)
 {
-	struct unique_table u = {0};
+	struct unique_table u = {.count_lines = opt->cold_lines};
 
 	memset(bs, 0, sizeof *bs);
 	bs->nobj = p->nobj;

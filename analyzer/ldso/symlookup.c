@@ -84,7 +84,7 @@ static bool read_by_all(const struct elfobj *o)
 void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
 		  const void *p, size_t len)
 {
-	if (read_by_all(o))
+	if (!u->count_lines || read_by_all(o))
 		return;
 	uint64_t first = (uintptr_t)p >> 6, last = ((uintptr_t)p + (len ? len : 1) - 1) >> 6;
 

@@ -59,6 +59,7 @@ struct line_set {
 struct unique_table {
 	struct strmap map; /* name -> struct sym_val * */
 	struct line_set lines;
+	bool count_lines; /* keep lines and count cold_lines (the cost model's) */
 };
 
 struct lookup_result {

@@ -85,7 +85,7 @@ struct replay {
 static int replay(const char *path, struct replay *rp, struct errbuf *err)
 {
 	const char *now = getenv("LD_BIND_NOW");
-	struct deps_options opt = {.unused = true, .bind_now = now && *now};
+	struct deps_options opt = {.unused = true, .bind_now = now && *now, .cold_lines = true};
 	int ret;
 
 	memset(rp, 0, sizeof *rp);
