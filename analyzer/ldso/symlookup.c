@@ -27,6 +27,8 @@ static bool binds_local(const Elf64_Sym *s)
 	return v == STV_HIDDEN || v == STV_INTERNAL;
 }
 
+/* An open-addressing set of line numbers, hand-rolled: base/strmap keys
+   strings, and this runs for every probe of every lookup. */
 static bool line_seen(const struct line_set *s, uint64_t line)
 {
 	if (!s->cap)
@@ -58,14 +60,6 @@ static void line_add(struct line_set *s, uint64_t line)
 }
 
 /*
- * A line read for the first time in the process is a cache miss, unless
- * the line before it was read already: the hardware's next-line prefetch
- * then has it. So names and tables read in their order (the synthetic
- * libraries') cost little, and read out of order (a real library's
- * lookups) a miss each. The set is keyed by the address in our image of
- * the file, which keeps the file's layout of each table.
- */
-/*
  * The tables of libc and ld.so (and the vDSO's) are read by every process
  * on the machine, so they stay in the shared cache: measured, bash's 800
  * first reads of them cost nothing like what a C++ library's do.
@@ -81,6 +75,14 @@ static bool read_by_all(const struct elfobj *o)
 	return false;
 }
 
+/*
+ * A line read for the first time in the process is a cache miss, unless
+ * the line before it was read already: the hardware's next-line prefetch
+ * then has it. So names and tables read in their order (the synthetic
+ * libraries') cost little, and read out of order (a real library's
+ * lookups) a miss each. The set is keyed by the address in our image of
+ * the file, which keeps the file's layout of each table.
+ */
 void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
 		  const void *p, size_t len)
 {
@@ -160,8 +162,8 @@ static bool check_match(struct unique_table *u, const struct elfobj *o, int obj,
 }
 
 /* The candidates of one object: returns the symbol index or UINT32_MAX. */
-static uint32_t scan_object(struct unique_table *u, struct lookup_req *req,
-			    const struct elfobj *o, int obj, int tclass, struct lookup_work *w)
+static uint32_t scan_object(struct unique_table *u, struct lookup_req *req, const struct elfobj *o,
+			    int obj, int tclass, struct lookup_work *w)
 {
 	struct scan sc = {NULL, 0, 0};
 

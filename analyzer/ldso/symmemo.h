@@ -22,8 +22,8 @@ struct memo_slot {
 	uint32_t sym; /* symbol index there */
 	uint32_t probes, bloom_rejects, chain, strcmps, cmp_bytes;
 	uint32_t cold_lines; /* as the program that built the memo read them first */
-	bool ok;    /* a reusable answer */
-	bool ifunc; /* the definition is an IFUNC */
+	bool ok;	     /* a reusable answer */
+	bool ifunc;	     /* the definition is an IFUNC */
 };
 
 struct reloc_memo {

@@ -65,8 +65,7 @@ static size_t plan(bool quick, struct prog_spec *ps)
 	static const long rel[] = {4000, 16000, 32000}, relr[] = {8000, 32000},
 			  pages[] = {32, 128, 256}, sym[] = {1000, 3000, 6000},
 			  depth[] = {0, 6, 12}, cached[] = {3000, 12000}, tls[] = {200, 800},
-			  ifunc[] = {200, 800}, objs[] = {8, 16},
-			  names[] = {64, 160};
+			  ifunc[] = {200, 800}, objs[] = {8, 16}, names[] = {64, 160};
 	size_t n = 0, q = quick ? 2 : 3;
 	struct prog_spec *p;
 

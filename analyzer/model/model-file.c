@@ -15,11 +15,21 @@
 
 /* The features' names: the calibration file's keys, and the JSON reports'. */
 static const char *const feat_names[MODEL_NFEAT] = {
-	[MF_RELATIVE] = "relative", [MF_RELR] = "relr",	    [MF_LOOKUPS] = "lookups",
-	[MF_PROBES] = "probes",	    [MF_BLOOM] = "bloom",   [MF_CHAIN] = "chain",
-	[MF_STRCMPS] = "strcmps",   [MF_CACHED] = "cached", [MF_TLS] = "tls",
-	[MF_IFUNC] = "ifunc",	    [MF_PAGES] = "pages",   [MF_OBJECTS] = "objects",
-	[MF_HASH_BYTES] = "hash_bytes", [MF_CMP_BYTES] = "cmp_bytes", [MF_COLD_LINES] = "cold_lines",
+	[MF_RELATIVE] = "relative",
+	[MF_RELR] = "relr",
+	[MF_LOOKUPS] = "lookups",
+	[MF_PROBES] = "probes",
+	[MF_BLOOM] = "bloom",
+	[MF_CHAIN] = "chain",
+	[MF_STRCMPS] = "strcmps",
+	[MF_CACHED] = "cached",
+	[MF_TLS] = "tls",
+	[MF_IFUNC] = "ifunc",
+	[MF_PAGES] = "pages",
+	[MF_OBJECTS] = "objects",
+	[MF_HASH_BYTES] = "hash_bytes",
+	[MF_CMP_BYTES] = "cmp_bytes",
+	[MF_COLD_LINES] = "cold_lines",
 };
 
 const char *model_feat_name(enum model_feat f)

@@ -24,7 +24,7 @@ void model_object_savings(const struct model_coefs *m, const double feat[MODEL_N
 			  const struct advice_facts *af, bool is_executable,
 			  struct model_savings *s)
 {
-	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES,     MF_BLOOM,	  MF_CHAIN,
+	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES,     MF_BLOOM,	   MF_CHAIN,
 					  MF_STRCMPS, MF_HASH_BYTES, MF_CMP_BYTES, MF_COLD_LINES};
 	const double *c = m->coef_us;
 	double per_lookup = 0;
