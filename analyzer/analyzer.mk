@@ -7,7 +7,7 @@ else
 LDPROF := ldprof
 endif
 
-ANALYZER_PKGS    := libelf libzstd
+ANALYZER_PKGS    := libelf libzstd libunwind-generic libunwind
 # Includes name their layer ("elf/elfobj.h"); the shim's record format is
 # shared from preload/include.
 ANALYZER_CFLAGS   = $(BASE_CFLAGS) $(SAN_FLAGS) -Ianalyzer -Ipreload/include $(shell $(PKG_CONFIG) --cflags $(ANALYZER_PKGS)) \
@@ -15,8 +15,8 @@ ANALYZER_CFLAGS   = $(BASE_CFLAGS) $(SAN_FLAGS) -Ianalyzer -Ipreload/include $(s
 ANALYZER_LIBS     = $(shell $(PKG_CONFIG) --libs $(ANALYZER_PKGS)) -lm
 
 # Everything but main.c, so unit tests link against the same code. One
-# folder per layer: base, elf, ldso, run, model, render, cmd.
-ANALYZER_LAYERS   := base elf ldso trace run model render cmd
+# folder per layer: base, elf, stack, ldso, trace, run, model, render, cmd.
+ANALYZER_LAYERS   := base elf stack ldso trace run model render cmd
 ANALYZER_LIB_SRCS := $(foreach l,$(ANALYZER_LAYERS),$(wildcard analyzer/$(l)/*.c analyzer/$(l)/*/*.c))
 ANALYZER_LIB_OBJS := $(ANALYZER_LIB_SRCS:%.c=$(B)/%.o)
 ANALYZER_LIB      := $(B)/libldprof.a

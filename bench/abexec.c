@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	size_t nv = (size_t)(argc - optind);
-	if (!nv || !runs || shm_create(&shm, 64 * 1024, &err)) {
+	if (!nv || !runs || shm_create(&shm, LDPROF_SHM_RUN_BYTES, &err)) {
 		fprintf(stderr, "usage: abexec [-n RUNS] [-w WARMUP] 'LABEL|ENV ...|CMD ...'...\n");
 		return 2;
 	}
@@ -182,8 +182,8 @@ int main(int argc, char **argv)
 			}
 		}
 	double hz = tsc_cal_end(&cal);
-	printf("%-28s %10s %21s %24s %7s %7s\n", "variant", "median", "95% CI", "vs first (95% CI)",
-	       "ratio", "minflt");
+	printf("%-28s %10s %21s %24s %7s %7s %7s %7s %7s\n", "variant", "median", "95% CI",
+	       "vs first (95% CI)", "ratio", "minflt", "mean", "vs 1st", "mean");
 	double base = 0;
 	for (size_t i = 0; i < nv; i++) {
 		struct summary s, f;
@@ -203,8 +203,13 @@ int main(int argc, char **argv)
 			diff_ci(v[0].us, v[i].us, runs, &lo, &hi);
 			snprintf(d, sizeof d, "%+.1f [%+.1f, %+.1f]", s.median - base, lo, hi);
 		}
-		printf("%-28s %7.1f us %21s %24s %7.3f %7.1f\n", v[i].label, s.median, ci, d,
-		       s.median / base, f.median);
+		/* Faults, paired by round: the median of this run's less the first's. */
+		for (size_t k = 0; k < runs; k++)
+			fl[k] = (double)(v[i].minflt[k] - v[0].minflt[k]);
+		struct summary df;
+		summarize(fl, runs, &df);
+		printf("%-28s %7.1f us %21s %24s %7.3f %7.1f %7.2f %+7.1f %+7.2f\n", v[i].label,
+		       s.median, ci, d, s.median / base, f.median, f.mean, df.median, df.mean);
 		free(c);
 		free(fl);
 	}

@@ -1,14 +1,32 @@
-# Benchmarks for `ldprof -f`: its overhead on the 2003 harness (100
-# iterations, 203 execs a run) against plain runs of it, interleaved
-# (tools/bench-follow.py). The issue's goal is 5%.
+# Benchmarks for `ldprof -f` (tools/bench-follow.py):
+# - its overhead on the 2003 harness (100 iterations, 203 execs a run)
+#   against plain runs of it, interleaved; the issue's goal is 5%;
+# - the loader's share of a build: make -j2 building the sample shell
+#   (samples/sh.dynamic) from clean, in a directory of its own under
+#   $(B) whose sources are the samples' (make -B: every target remade in
+#   every run, so that each run is a build from clean).
 
 BENCH_FOLLOW_ROUNDS ?= 30
+BENCH_FOLLOW_MAKE_RUNS ?= 10
+BENCH_FOLLOW_MAKE_DIR := $(B)/bench-follow-make
 
-.PHONY: bench-follow
-bench-follow: $(LDPROF) $(SHIM_LIBS) $(SAMPLES)
+.PHONY: bench-follow bench-follow-overhead bench-follow-make
+bench-follow: bench-follow-overhead bench-follow-make
+
+bench-follow-overhead: $(LDPROF) $(SHIM_LIBS) $(SAMPLES)
 	@echo "== ldprof -f overhead: samples/harness.sh ./sh.dynamic 100"
-	@cd samples && python3 ../tools/bench-follow.py $(CURDIR)/$(LDPROF) $(BENCH_FOLLOW_ROUNDS) \
-		./harness.sh ./sh.dynamic 100
+	@cd samples && python3 ../tools/bench-follow.py overhead $(CURDIR)/$(LDPROF) \
+		$(BENCH_FOLLOW_ROUNDS) ./harness.sh ./sh.dynamic 100
+	@echo
+
+bench-follow-make: $(LDPROF) $(SHIM_LIBS)
+	@echo "== ldprof -f: the loader's share of make -j2 building samples/sh.dynamic from clean"
+	@rm -rf $(BENCH_FOLLOW_MAKE_DIR) && mkdir -p $(BENCH_FOLLOW_MAKE_DIR)/samples
+	@ln -s $(CURDIR)/samples/sh $(CURDIR)/samples/samples.mk $(BENCH_FOLLOW_MAKE_DIR)/samples/
+	@python3 tools/bench-follow.py share $(CURDIR)/$(LDPROF) $(BENCH_FOLLOW_MAKE_RUNS) \
+		make -s -B -j2 -C $(BENCH_FOLLOW_MAKE_DIR) -f samples/samples.mk B=build \
+		CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' CFLAGS='$(CFLAGS)' LDFLAGS='$(LDFLAGS)' \
+		BASE_CFLAGS='$(BASE_CFLAGS)' samples/sh.dynamic
 	@echo
 
 BENCHES += bench-follow

@@ -15,32 +15,38 @@
 #include "shim.h"
 #include "shim-elfsym.h"
 
+/* What the process's start tells us, found before our state may be written. */
+struct start_info {
+	const char *spec;	     /* LDPROF_SHM's value, or NULL */
+	struct link_map *rtld;	     /* ld.so's own map */
+	const ElfW(auxv_t) * auxv;
+};
+
 /*
  * The environment, without libc: ld.so exports __libc_stack_end, the
  * initial stack pointer, where argc, argv and envp begin.
  */
-static const char *find_env(struct link_map *any, const char *key)
+static void find_start(struct link_map *any, const char *key, struct start_info *out)
 {
 	struct link_map *m = any;
 	uintptr_t addr = 0;
 
+	*out = (struct start_info){0, 0, 0};
 	while (m->l_prev)
 		m = m->l_prev;
 	for (; m && !addr; m = m->l_next)
 		if ((addr = shim_lookup(m, "__libc_stack_end")))
-			shim.rtld = m;
+			out->rtld = m;
 	if (!addr || !*(char ***)addr)
-		return 0;
+		return;
 	char **argv = *(char ***)addr + 1; /* skip argc */
-	const char *found = 0;
 	while (*argv)
 		argv++;
 	char **env = argv + 1;
 	for (; *env; env++)
-		if (!found && shim_startswith(*env, key))
-			found = *env + shim_strlen(key);
-	shim.auxv = (const ElfW(auxv_t) *)(env + 1);
-	return found;
+		if (!out->spec && shim_startswith(*env, key))
+			out->spec = *env + shim_strlen(key);
+	out->auxv = (const ElfW(auxv_t) *)(env + 1);
 }
 
 static int parse_uint(const char **s, uint64_t *out)
@@ -135,7 +141,8 @@ static uint32_t exe_name(void)
 	return shim_copy_string(buf);
 }
 
-static int setup_follow(const char *path, uint64_t bytes)
+static int setup_follow(const char *path, uint64_t bytes, uint64_t version_ts,
+			const struct start_info *start)
 {
 	struct ldprof_shm_header *h = map_path(path, bytes);
 
@@ -154,6 +161,9 @@ static int setup_follow(const char *path, uint64_t bytes)
 			 (uint32_t)sizeof(struct ldprof_record);
 	shim.shm = h;
 	shim.follow = 1;
+	shim.version_ts = version_ts;
+	shim.rtld = start->rtld;
+	shim.auxv = start->auxv;
 	if (shim_chunk_start(0))
 		goto fail;
 	shim.chunk0->exe_name = exe_name();
@@ -165,20 +175,55 @@ fail:
 	return -1;
 }
 
-/* Map the launcher's buffer named by LDPROF_SHM="FD,BYTES" (or "FD,BYTES,PATH"). */
-static int setup(struct link_map *any)
+/* Undo map_buffer: the window gets its zero pages back, any other mapping goes. */
+static void unmap_buffer(long p, uint64_t bytes)
 {
-	const char *spec = find_env(any, LDPROF_SHM_ENV "=");
+	long win = (long)ldprof_shm_window;
+
+	if (p == win || p < 0)
+		shim_syscall6(SHIM_SYS_mmap, win, LDPROF_SHM_RUN_BYTES, 3,
+			      0x32 /* MAP_PRIVATE|MAP_FIXED|MAP_ANONYMOUS */, -1, 0);
+	else
+		shim_syscall3(SHIM_SYS_munmap, p, (long)bytes, 0);
+}
+
+/*
+ * A run buffer (LDPROF_SHM_RUN_BYTES, no -f) goes over the window that our
+ * image reserves for it, so that our state is in its pages (shim.h). Any
+ * failure puts zero pages back, as ld.so left them: nothing was written
+ * there before.
+ */
+static long map_buffer(long fd, uint64_t bytes)
+{
+	long win = (long)ldprof_shm_window, p;
+
+	if (bytes != LDPROF_SHM_RUN_BYTES || (char *)&shim - ldprof_shm_window != LDPROF_SHM_STATE_OFF)
+		return shim_syscall6(SHIM_SYS_mmap, 0, (long)bytes, 3 /* PROT_READ|PROT_WRITE */,
+				     1 /* MAP_SHARED */, fd, 0);
+	p = shim_syscall6(SHIM_SYS_mmap, win, (long)bytes, 3, 0x11 /* MAP_SHARED|MAP_FIXED */, fd,
+			  0);
+	if (p == win && ((struct ldprof_shm_header *)p)->state_off == LDPROF_SHM_STATE_OFF)
+		return p;
+	unmap_buffer(p == win ? p : -1, bytes);
+	return -1;
+}
+
+/* Map the launcher's buffer named by LDPROF_SHM="FD,BYTES" (or "FD,BYTES,PATH"). */
+static int setup(struct link_map *any, uint64_t version_ts)
+{
+	struct start_info start;
 	uint64_t fd, bytes;
 	long p;
+
+	find_start(any, LDPROF_SHM_ENV "=", &start);
+	const char *spec = start.spec;
 
 	if (!spec || parse_uint(&spec, &fd) || *spec++ != ',' || parse_uint(&spec, &bytes) ||
 	    (*spec && *spec != ',') || bytes < sizeof(struct ldprof_shm_header) || fd > 1u << 20)
 		return -1;
 	if (*spec)
-		return spec[1] ? setup_follow(spec + 1, bytes) : -1;
-	p = shim_syscall6(SHIM_SYS_mmap, 0, (long)bytes, 3 /* PROT_READ|PROT_WRITE */,
-			  1 /* MAP_SHARED */, (long)fd, 0);
+		return spec[1] ? setup_follow(spec + 1, bytes, version_ts, &start) : -1;
+	p = map_buffer((long)fd, bytes);
 	if (p < 0 && p > -4096)
 		return -1;
 	struct ldprof_shm_header *h = (void *)p;
@@ -189,14 +234,14 @@ static int setup(struct link_map *any)
 	 * must be left open and untouched.
 	 */
 	if (!header_ok(h, bytes, 0) || h->pid != pid) {
-		shim_syscall3(SHIM_SYS_munmap, p, (long)bytes, 0);
+		unmap_buffer(p, bytes);
 		return -1;
 	}
 	shim_syscall1(SHIM_SYS_close, (long)fd); /* the program's fds stay as they were */
 	uint32_t unclaimed = 0;
 	if (!__atomic_compare_exchange_n(&h->claimed, &unclaimed, 1, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_RELAXED)) {
-		shim_syscall3(SHIM_SYS_munmap, p, (long)bytes, 0);
+		unmap_buffer(p, bytes);
 		return -1;
 	}
 	h->shim_version = LDPROF_SHM_VERSION;
@@ -205,13 +250,26 @@ static int setup(struct link_map *any)
 	shim.recs = (struct ldprof_record *)((char *)h + h->records_off);
 	shim.strings = (char *)h + h->strings_off;
 	shim.shm = h;
+	shim.version_ts = version_ts;
+	shim.rtld = start.rtld;
+	shim.auxv = start.auxv;
 	return 0;
 }
 
 SHIM_EXPORT unsigned int la_version(unsigned int version)
 {
-	shim.version_ts = shim_now();
+	shim_scratch_set(shim_now()); /* taken by the first la_objopen: see setup_once */
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+/* At the executable's la_objopen: map the buffer, or turn recording off. */
+static void setup_once(struct link_map *map, uint64_t version_ts)
+{
+	if (setup(map, version_ts)) {
+		shim.off = 1;
+		return;
+	}
+	shim_emit(version_ts, LDPROF_REC_VERSION, LDPROF_NO_OBJ, 0, LAV_CURRENT, 0);
 }
 
 /* The preload's hook: how the preload records without libc or lookups. */
@@ -228,8 +286,11 @@ static void hook_record(uint16_t type, uint32_t u32, uint64_t a)
 	    (!shim_owner_strict() || __atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED)))
 		return;
 	shim_emit(ts, type, LDPROF_NO_OBJ, u32, a, 0);
-	if (type == LDPROF_REC_MAIN_RETURN || type == LDPROF_REC_EXIT_CALL)
+	if (type == LDPROF_REC_MAIN_RETURN || type == LDPROF_REC_EXIT_CALL) {
+		if (shim_owner())
+			shim.main_done = 1;
 		shim_note_end();
+	}
 }
 
 static unsigned attach_preload(struct link_map *m)
@@ -254,22 +315,24 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 	 * LD_AUDIT=ours:theirs), each in a namespace of its own where there is
 	 * no ld.so to find the environment through. The first object of the
 	 * base namespace (the executable) is where we set up; the others'
-	 * objects before it are not recorded.
+	 * objects before it are not recorded. Until then la_version's time
+	 * waits in the TCB (shim_scratch_set), and our state is not touched.
 	 */
-	if (!shim.setup_done && lmid != LM_ID_BASE)
-		return 0;
-	if (!shim.setup_done) {
-		shim.setup_done = 1;
-		shim.off = setup(map) != 0;
-		if (!shim.off)
-			shim_emit(shim.version_ts, LDPROF_REC_VERSION, LDPROF_NO_OBJ, 0,
-				  LAV_CURRENT, 0);
+	uint64_t version_ts = shim_scratch_get();
+	if (version_ts) {
+		if (lmid != LM_ID_BASE)
+			return 0;
+		shim_scratch_set(0);
+		setup_once(map, version_ts);
 	}
-	if (shim.off)
+	/* A forked child of a run without -f shares our state: it only reads it. */
+	if (shim.off || (!shim.follow && !shim_owner()))
 		return 0;
 	uint32_t idx = shim.nobj < LDPROF_NO_OBJ ? shim.nobj++ : LDPROF_NO_OBJ;
 	if (idx == 0)
 		shim.main = map;
+	if (idx < LDPROF_MAX_OBJS)
+		shim_obj(idx)->map = map;
 	*cookie = idx;
 	if (map == shim.rtld)
 		flags = LDPROF_OBJ_LOADER;
@@ -303,7 +366,7 @@ SHIM_EXPORT uintptr_t la_symbind64(ElfW(Sym) * sym, unsigned int ndx, uintptr_t 
 
 	(void)ndx, (void)defcook, (void)flags, (void)symname;
 	if (!shim.off && !shim.hooked && idx < LDPROF_MAX_OBJS) {
-		struct obj_state *o = &shim.objs[idx];
+		struct obj_state *o = shim_obj(idx);
 		if (!o->symbind_count++)
 			o->symbind_first = ts;
 		o->symbind_last = ts;
@@ -314,7 +377,7 @@ SHIM_EXPORT uintptr_t la_symbind64(ElfW(Sym) * sym, unsigned int ndx, uintptr_t 
 static void emit_symbind(void)
 {
 	for (uint32_t i = 0; i < shim.nobj && i < LDPROF_MAX_OBJS; i++) {
-		const struct obj_state *o = &shim.objs[i];
+		const struct obj_state *o = shim_obj(i);
 		if (o->symbind_count)
 			shim_emit(o->symbind_last, LDPROF_REC_SYMBIND, (uint16_t)i,
 				  o->symbind_count, o->symbind_first, o->symbind_last);
@@ -334,12 +397,18 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	if (shim.off)
 		return;
 	shim_emit(ts, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, flag, 0, 0);
-	if (flag == LA_ACT_CONSISTENT && !shim.hooked) {
+	if (flag != LA_ACT_CONSISTENT || (!shim.follow && !shim_owner()))
+		return;
+	if (!shim.hooked) {
 		emit_symbind();
 		shim.hooked = 1;
 		if (!shim.preload)
 			shim_install_hooks();
 	}
+	if (!shim.main_done)
+		shim_lazy_note();
+	else if (!__atomic_exchange_n(&shim.lazy_done, 1, __ATOMIC_RELAXED))
+		shim_lazy_count();
 }
 
 SHIM_EXPORT void la_preinit(uintptr_t *cookie)

@@ -71,7 +71,7 @@ unsigned shim_instrument(struct link_map *m, uint32_t idx)
 			shim_flag(LDPROF_SHM_F_TOO_MANY_OBJS);
 		return flags;
 	}
-	struct obj_state *o = &shim.objs[idx];
+	struct obj_state *o = shim_obj(idx);
 	if (redirect(init, ia, ias, l_addr, stub(ldprof_init_stubs, idx), o->init_slot, &o->init))
 		flags |= LDPROF_OBJ_INIT_TIMED;
 	if (redirect(fini, fa, fas, l_addr, stub(ldprof_fini_stubs, idx), o->fini_slot, &o->fini))

@@ -45,6 +45,8 @@ static int main_wrapper(int argc, char **argv, char **envp)
 	shim_emit(shim_now(), LDPROF_REC_MAIN_ENTER, LDPROF_NO_OBJ, 0, 0, 0);
 	ret = shim.real_main(argc, argv, envp);
 	shim_emit(shim_now(), LDPROF_REC_MAIN_RETURN, LDPROF_NO_OBJ, 0, (uint64_t)(int64_t)ret, 0);
+	if (shim_owner())
+		shim.main_done = 1;
 	shim_note_end();
 	return ret;
 }
@@ -70,6 +72,7 @@ static __attribute__((noreturn)) void do_exit(enum hook_id id, uint32_t kind, in
 	if (shim_owner_strict() && !__atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED)) {
 		shim_emit(ts, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, kind, (uint64_t)(int64_t)status,
 			  0);
+		shim.main_done = 1;
 		shim_note_end();
 	}
 	((exit_fn)shim.real[id])(status);
@@ -104,6 +107,14 @@ static void *wrapper_of(int id)
 	default:
 		return (void *)_Exit_wrapper;
 	}
+}
+
+int shim_is_wrapper(uintptr_t addr)
+{
+	for (int id = 0; id < HOOK_COUNT; id++)
+		if (addr == (uintptr_t)wrapper_of(id))
+			return 1;
+	return 0;
 }
 
 /* The executable's extent and the pages ld.so made read-only (RELRO). */

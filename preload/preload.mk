@@ -19,7 +19,7 @@ SHIM_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -ffreestanding -fno-b
 SHIM_LDFLAGS = -shared -nostdlib -Wl,--hash-style=gnu -Wl,-z,norelro -Wl,-z,noexecstack -Wl,-z,noseparate-code \
 	       -Wl,--no-undefined-version -Wl,-z,now -Wl,-Bsymbolic
 
-SHIM_AUDIT_OBJS   := $(B)/preload/audit.o $(B)/preload/ctor.o $(B)/preload/hooks.o \
+SHIM_AUDIT_OBJS   := $(B)/preload/audit.o $(B)/preload/ctor.o $(B)/preload/hooks.o $(B)/preload/lazy.o \
 		     $(B)/preload/stubs.o $(B)/preload/trampoline.o $(B)/preload/record.o \
 		     $(B)/preload/shim-elfsym.o
 SHIM_PRELOAD_OBJS := $(B)/preload/preload.o $(B)/preload/shim-elfsym.o
@@ -32,8 +32,11 @@ $(B)/preload/%.o: preload/%.S
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) -c -o $@ $<
 
-$(SHIM_AUDIT): $(SHIM_AUDIT_OBJS) preload/check-shim-deps preload/preload.mk
-	$(CC) $(SHIM_LDFLAGS) -o $@.tmp $(SHIM_AUDIT_OBJS)
+# The audit modules' layout: preload/shim.lds says why.
+SHIM_AUDIT_LDFLAGS = $(SHIM_LDFLAGS) -Wl,-T,preload/shim.lds
+
+$(SHIM_AUDIT): $(SHIM_AUDIT_OBJS) preload/check-shim-deps preload/preload.mk preload/shim.lds
+	$(CC) $(SHIM_AUDIT_LDFLAGS) -o $@.tmp $(SHIM_AUDIT_OBJS)
 	preload/check-shim-deps $@.tmp
 	mv $@.tmp $@
 
@@ -45,8 +48,8 @@ $(B)/preload/audit-symbind.o: preload/audit.c
 
 SHIM_SYMBIND_OBJS := $(B)/preload/audit-symbind.o $(filter-out $(B)/preload/audit.o,$(SHIM_AUDIT_OBJS))
 
-$(SHIM_SYMBIND): $(SHIM_SYMBIND_OBJS) preload/check-shim-deps preload/preload.mk
-	$(CC) $(SHIM_LDFLAGS) -o $@.tmp $(SHIM_SYMBIND_OBJS)
+$(SHIM_SYMBIND): $(SHIM_SYMBIND_OBJS) preload/check-shim-deps preload/preload.mk preload/shim.lds
+	$(CC) $(SHIM_AUDIT_LDFLAGS) -o $@.tmp $(SHIM_SYMBIND_OBJS)
 	preload/check-shim-deps $@.tmp
 	mv $@.tmp $@
 

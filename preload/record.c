@@ -6,7 +6,11 @@
  */
 #include "shim.h"
 
-struct shim_state shim;
+/* In its own section, which preload/shim.lds places inside the window. */
+struct shim_state shim __attribute__((section(".bss.ldprof_state")));
+struct obj_state shim_more_objs[LDPROF_MAX_OBJS - SHIM_STATE_OBJS];
+_Static_assert(sizeof(struct shim_state) <= LDPROF_SHM_STATE_BYTES,
+	       "the shim's state must fit the run buffer's state area");
 
 static int divert(int pid);
 
@@ -28,7 +32,7 @@ static int forked_child(int pid)
 	return shim.follow && shim.tcb_tid_ok && shim_tcb_tid() == pid && !divert(pid);
 }
 
-static int is_owner(void)
+int shim_owner(void)
 {
 	int pid;
 
@@ -55,7 +59,7 @@ static uint32_t *flags_word(void)
 
 void shim_flag(uint32_t flags)
 {
-	if (shim.shm && is_owner())
+	if (shim.shm && shim_owner())
 		__atomic_fetch_or(flags_word(), flags, __ATOMIC_RELAXED);
 }
 
@@ -147,7 +151,7 @@ void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t 
 {
 	struct ldprof_record *r;
 
-	if (!shim.shm || !is_owner() || !(r = reserve()))
+	if (!shim.shm || !shim_owner() || !(r = reserve()))
 		return;
 	r->ts = ts;
 	r->type = type;
@@ -207,7 +211,7 @@ uint32_t shim_copy_string(const char *s)
 {
 	uint32_t len = (uint32_t)shim_strlen(s) + 1, off;
 
-	if (!is_owner() || (off = string_space(len)) == UINT32_MAX)
+	if (!shim_owner() || (off = string_space(len)) == UINT32_MAX)
 		return UINT32_MAX;
 	for (uint32_t k = 0; k < len; k++)
 		shim.strings[off + k] = s[k];
@@ -229,7 +233,7 @@ void shim_note_argv(int argc, char **argv)
 	uint32_t n = 0, len = 0, off, flags = LDPROF_CHUNK_F_ARGV;
 	char *out;
 
-	if (!shim.follow || !shim.shm || argc < 0 || !argv || !is_owner())
+	if (!shim.follow || !shim.shm || argc < 0 || !argv || !shim_owner())
 		return;
 	while (n < (uint32_t)argc && n < LDPROF_ARGV_MAX && argv[n]) {
 		uint32_t l = arg_len(argv[n]);
@@ -259,7 +263,7 @@ void shim_note_end(void)
 {
 	long ru[18]; /* struct rusage: ru_utime and ru_stime, each {sec, usec}, first */
 
-	if (!shim.follow || !shim.shm || !is_owner() ||
+	if (!shim.follow || !shim.shm || !shim_owner() ||
 	    __atomic_exchange_n(&shim.ended, 1, __ATOMIC_RELAXED))
 		return;
 	if (shim_syscall3(SHIM_SYS_getrusage, 0 /* RUSAGE_SELF */, (long)ru, 0) < 0)

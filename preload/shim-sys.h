@@ -90,6 +90,29 @@ static inline int shim_tcb_tid(void)
 }
 
 /*
+ * A word of glibc's TCB that nothing uses (tcbhead_t's
+ * unused_vgetcpu_cache[0] on x86-64, zero in every thread), where
+ * la_version leaves its timestamp for the first la_objopen, which takes
+ * it and zeroes the word again before the program runs. The shim has no
+ * memory of its own before then that would not cost a page fault
+ * (docs/design.md, "what the shim costs"); the TCB's page is ld.so's and
+ * already present. The thread pointer is set (see above).
+ */
+#define SHIM_TCB_SCRATCH_OFFSET 0x38
+
+static inline uint64_t shim_scratch_get(void)
+{
+	uint64_t v;
+	__asm__ volatile("movq %%fs:%c1, %0" : "=r"(v) : "i"(SHIM_TCB_SCRATCH_OFFSET));
+	return v;
+}
+
+static inline void shim_scratch_set(uint64_t v)
+{
+	__asm__ volatile("movq %0, %%fs:%c1" : : "r"(v), "i"(SHIM_TCB_SCRATCH_OFFSET) : "memory");
+}
+
+/*
  * The invariant TSC: ~20 ns to read, no system call and no vDSO lookup. The
  * launcher checks constant_tsc/nonstop_tsc and calibrates ticks per second
  * against CLOCK_MONOTONIC over the whole session.

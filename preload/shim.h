@@ -1,7 +1,8 @@
 /*
  * Internal interfaces and state of the audit module. The files call only
- * downward: audit.c (the la_* entries) -> ctor.c, hooks.c -> stubs.S ->
- * trampoline.c -> record.c (the state and shim_emit) -> shim-elfsym.c.
+ * downward: audit.c (the la_* entries) -> lazy.c -> ctor.c, hooks.c ->
+ * stubs.S -> trampoline.c -> record.c (the state and shim_emit) ->
+ * shim-elfsym.c.
  */
 #ifndef LDPROF_SHIM_H
 #define LDPROF_SHIM_H
@@ -28,37 +29,50 @@ struct fn_list {
 	uint32_t count;	  /* entries in the array */
 };
 
+/*
+ * Objects whose state lives in struct shim_state: enough for most
+ * programs, few enough that the whole state fits the run buffer's first
+ * page with its header (LDPROF_SHM_STATE_BYTES).
+ */
+#define SHIM_STATE_OBJS 32
+
 struct obj_state {
 	struct fn_list init, fini;
 	void *init_slot[1], *fini_slot[1];    /* one-entry replacement arrays */
 	uint64_t symbind_first, symbind_last; /* ldprof-audit-symbind.so only */
 	uint32_t symbind_count;
+	struct link_map *map;
+	uintptr_t plt_unbound0; /* lazy.c: slot 0's value while unbound (slot i's is +16 i), or 0 */
 };
 
 /*
- * All mutable state in one object, so that a typical program touches one
- * page of the module's .bss (each page is a fault, 1-15 us here).
+ * All mutable state in one object. In a run without -f it lives in the
+ * launcher's buffer, which the shim maps over the window that its image
+ * reserves (preload/shim.lds), so its pages are the buffer's; otherwise
+ * in the window's own zero pages, private to the process.
  */
 struct shim_state {
 	struct ldprof_shm_header *shm;
 	struct ldprof_record *recs;
 	char *strings;
-	uint64_t version_ts;   /* la_version runs before we can record */
+	uint64_t version_ts;   /* la_version's time: it runs before we can record */
 	struct link_map *rtld; /* ld.so's own map: never modified */
 	struct link_map *main; /* the executable */
 	const ElfW(auxv_t) * auxv;
 	uint32_t nobj;
-	int setup_done;
 	int off;	/* recording disabled for this process */
 	int pid;	/* the process that owns the buffer, or in follow mode its chunks */
 	int tcb_tid_ok; /* glibc's TCB holds our tid: shim_tcb_tid() is usable */
 	int preload;	/* ldprof's preload does the hooks instead */
 	int hooked;	/* hooks installed */
 	int exiting;	/* an exit function was called (recursion guard) */
+	int main_done;	/* main returned or exit was called: the next CONSISTENT is the exit's */
+	int lazy_done;	/* lazy.c counted at exit */
+	uint32_t lazy_seen; /* objects whose unbound PLT values lazy.c has noted */
 	int follow;	/* follow mode (LDPROF_OPT_FOLLOW): the fields at the end */
 	void *real[HOOK_COUNT];
 	main_fn real_main;
-	struct obj_state objs[LDPROF_MAX_OBJS];
+	struct obj_state objs[SHIM_STATE_OBJS]; /* the first objects; shim_obj() */
 	/*
 	 * Follow mode only: this process's own chunks. Last, so that a run
 	 * without -f keeps as many objects on the first .bss page as before.
@@ -72,6 +86,15 @@ struct shim_state {
 };
 
 extern struct shim_state shim SHIM_HIDDEN;
+/* Objects SHIM_STATE_OBJS and beyond, in the image's own zero pages. */
+extern struct obj_state shim_more_objs[LDPROF_MAX_OBJS - SHIM_STATE_OBJS] SHIM_HIDDEN;
+
+static inline struct obj_state *shim_obj(uint32_t idx)
+{
+	return idx < SHIM_STATE_OBJS ? &shim.objs[idx] : &shim_more_objs[idx - SHIM_STATE_OBJS];
+}
+/* The window the run buffer is mapped over; shim sits LDPROF_SHM_STATE_OFF into it. */
+extern char ldprof_shm_window[] SHIM_HIDDEN;
 
 /*
  * Append one record; does nothing when recording is off or when the caller
@@ -83,6 +106,9 @@ extern struct shim_state shim SHIM_HIDDEN;
  */
 SHIM_HIDDEN void shim_emit(uint64_t ts, uint16_t type, uint16_t obj, uint32_t u32, uint64_t a,
 			   uint64_t b);
+
+/* Whether the caller is the owner: one load from the TCB, or a system call. */
+SHIM_HIDDEN int shim_owner(void);
 
 /*
  * Whether the caller is the owner, by a getpid system call: for the exit
@@ -116,9 +142,20 @@ SHIM_HIDDEN uint32_t shim_copy_string(const char *s);
 SHIM_HIDDEN unsigned shim_instrument(struct link_map *m, uint32_t idx);
 
 /*
+ * Lazy binding (lazy.c): at each LA_ACT_CONSISTENT before the exit, note
+ * where the new objects' unbound PLT slots point; at the exit's, count per
+ * object the slots bound since (LDPROF_REC_LAZY).
+ */
+SHIM_HIDDEN void shim_lazy_note(void);
+SHIM_HIDDEN void shim_lazy_count(void);
+
+/*
  * After relocation: point the GOT slots that call __libc_start_main and the
  * exit functions at our wrappers (hooks.c).
  */
 SHIM_HIDDEN void shim_install_hooks(void);
+
+/* Whether addr is one of hooks.c's wrappers (a slot we pointed there). */
+SHIM_HIDDEN int shim_is_wrapper(uintptr_t addr);
 
 #endif

@@ -29,7 +29,7 @@ static void note(struct slowest *s, uint64_t t0)
 SHIM_HIDDEN void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx);
 void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx)
 {
-	const struct fn_list *l = &shim.objs[idx].init;
+	const struct fn_list *l = &shim_obj(idx)->init;
 	const init_fn *arr = (const init_fn *)l->array;
 	struct slowest s = {0, 0, 0};
 	uint64_t t;
@@ -51,7 +51,7 @@ void ldprof_init_common(int argc, char **argv, char **envp, unsigned idx)
 SHIM_HIDDEN void ldprof_fini_common(unsigned idx);
 void ldprof_fini_common(unsigned idx)
 {
-	const struct fn_list *l = &shim.objs[idx].fini;
+	const struct fn_list *l = &shim_obj(idx)->fini;
 	const fini_fn *arr = (const fini_fn *)l->array;
 	struct slowest s = {0, 0, 0};
 	uint64_t t;

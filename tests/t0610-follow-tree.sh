@@ -16,7 +16,7 @@ q() { json_eval "$TMP/j" "(lambda t: $1)(d['per_run'][0]['tree'])"; }
 # The processes as "pid:ppid:execs:paths" helpers, in Python.
 expect_eq "the top exits 7, seen as the program's status" "7 7" \
 	"$(q "'%s %s' % (t['processes'][0]['exit_status'], d['per_run'][0]['exit_status'])")"
-expect_eq "10 processes: top, fork, spawn, chain, double fork, grandchild, static, env, vfork, system" 10 \
+expect_eq "11 processes: top, fork, spawn, chain, double fork, grandchild, static, env, killed, vfork, system" 11 \
 	"$(q "len(t['processes'])")"
 expect_eq "no event lost" 0 "$(q "t['lost_events']")"
 expect_eq "two forks never executed (the plain fork, the grandchild's parent)" 2 \
@@ -35,14 +35,37 @@ expect_eq "env -i: env, then leaf without the shim (its environment is gone)" "e
 	"$(q "(lambda p: ' '.join([e['comm'] for e in t['execs'] if e['pid'] == p]) + ' ' + [e['kind'] for e in t['execs'] if e['pid'] == p][-1])([e['pid'] for e in t['execs'] if e['comm'] == 'env'][0])")"
 # The shim's records, joined by (pid, time): every dynamic image but env -i's leaf.
 expect_eq "the shim recorded every dynamic exec that kept its environment" \
-	"chain-a:shim chain-b:shim chain-c:shim env:shim leaf.static:static leaf:no_shim leaf:shim leaf:shim leaf:shim leaf:shim sh:shim tree:shim" \
+	"chain-a:shim chain-b:shim chain-c:shim env:shim leaf.static:static leaf:no_shim leaf:shim leaf:shim leaf:shim leaf:shim leaf:shim sh:shim tree:shim" \
 	"$(q "' '.join(sorted('%s:%s' % (e['comm'], e['kind']) for e in t['execs']))")"
 expect_eq "each shim exec has its records; the others none" true \
 	"$(q "all((e['records'] > 0) == (e['kind'] == 'shim') for e in t['execs'])")"
 expect_eq "system(): sh -c, then the leaf it execs, in one process" "sh leaf" \
 	"$(q "(lambda p: ' '.join(e['comm'] for e in t['execs'] if e['pid'] == p))([e['pid'] for e in t['execs'] if e['comm'] == 'sh'][0])")"
-expect_eq "argv as each exec got it" "spawned vforked system late" \
+expect_eq "argv as each exec got it" "spawned killed vforked system late" \
 	"$(q "' '.join(e['argv'][1] for e in sorted(t['execs'], key=lambda e: e['start_us']) if e['comm'] == 'leaf' and e['argv'])")"
+# Forks without exec: each in the tree with what the shim saw of it (its exit
+# call, in its parent's image), its wall time and its exit status.
+expect_eq "the forks without exec: the shim saw each exit (3, then 0), from the fork to its end" \
+	"3:shim:1:True 0:shim:1:True" \
+	"$(q "' '.join('%s:%s:%s:%s' % (p['exit_status'], p['exit_status_from'], p['fork_records'], abs(p['fork_phases_us']['main'] + p['fork_phases_us']['exit'] - (p['exit_us'] - p['fork_us'])) < 0.01 and p['fork_phases_us']['main'] > 0 and p['fork_phases_us']['exit'] >= 0) for p in t['processes'] if not p['execs'])")"
+expect_eq "the forks' CPU, from the shim" true \
+	"$(q "all(p['user_us'] is not None and p['user_us'] + p['sys_us'] >= 0 for p in t['processes'] if not p['execs'])")"
+# Exit statuses of children their parent reaped: what the last image asked
+# for (the shim's exit call or main's return), unknown where the shim was
+# not in it or a signal ended it; ldprof's own reaps stay exact.
+st() { q "' '.join('%s:%s' % (p['exit_status'], p['exit_status_from']) for p in t['processes'] if any(e['pid'] == p['pid'] and $1 for e in t['execs']))"; }
+expect_eq "the exec chain's status: chain-c's 5, from the shim" "5:shim" "$(st "e['comm'] == 'chain-c'")"
+expect_eq "the vforked leaf's status: 4, from the shim" "4:shim" "$(st "e['argv'] and e['argv'][1:] == ['vforked', '4']")"
+expect_eq "the leaf killed by SIGTERM: unknown, not 0" "None:None" "$(st "e['argv'] and e['argv'][1:] == ['killed']")"
+expect_eq "the static child's and env -i's statuses: unknown" "None:None None:None" \
+	"$(st "e['kind'] in ('static', 'no_shim')")"
+expect_eq "the top's status: reaped by ldprof" "7:ldprof" "$(q "'%s:%s' % (t['processes'][0]['exit_status'], t['processes'][0]['exit_status_from'])")"
+expect_eq "the workload counts the statuses by source" "2 6 3" \
+	"$(json_eval "$TMP/j" "(lambda s: '%d %d %d' % (s['ldprof'], s['shim'], s['unknown']))(d['workload']['exit_status_from'])")"
+"$LDPROF" run -f -n 1 -w 0 --no-overhead "$F/tree" "$F" >"$TMP/text" 2>&1
+check "the text tree shows the forks with their statuses" \
+	grep -q "(fork of .*/tree) .* 2  \[no exec, .* each, exit 3, exit 0\]" "$TMP/text"
+
 # The grandchild: an orphan, reaped by ldprof with its status, exec'd >= 200 ms after its parent exited.
 expect_eq "exactly one orphan, reaped with status 0" "1 0" \
 	"$(q "'%d %s' % (sum(1 for p in t['processes'] if p['orphan']), [p['exit_status'] for p in t['processes'] if p['orphan']][0])")"

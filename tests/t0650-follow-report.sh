@@ -49,6 +49,10 @@ expect_eq "--all-runs: every run's 43 processes, each a track" ok \
 "$LDPROF" run -f -n 1 -w 0 --no-overhead --format chrome -o "$TMP/tc" "$FIXTURES/follow-tree/tree" "$FIXTURES/follow-tree" 2>"$TMP/e"
 expect_eq "the tree fixture: one named track per process, every slice nested" ok \
 	"$(python3 "$V" chrome "$TMP/tc" "$(json_eval "$TMP/tj" "len(d['per_run'][0]['tree']['processes'])")" 2>&1)"
+# How each process ended, in its slice's args, as the JSON says it (two runs: the same tree).
+expect_eq "the Chrome process slices: each exit status and its source, as the JSON's" \
+	"$(json_eval "$TMP/tj" "sorted('%s:%s:%s' % (p['exit_status'], p['signal'], p['exit_status_from']) for p in d['per_run'][0]['tree']['processes'])")" \
+	"$(json_eval "$TMP/tc" "sorted('%s:%s:%s' % (e['args']['exit_status'], e['args']['signal'], e['args']['exit_status_from']) for e in (d['traceEvents'] if isinstance(d, dict) else d) if e.get('cat') == 'process')")"
 
 "$LDPROF" run -f -n 3 --format csv -o "$TMP/csv" ./harness.sh ./sh.dynamic 20 2>"$TMP/e"
 check "the CSV" test $? -eq 0

@@ -17,10 +17,11 @@ const char usage_calibrate[] =
 	"\n"
 	"Fit the relocation cost model on this machine: build synthetic programs whose\n"
 	"relocation work is known (relative relocations, pages written, symbol lookups\n"
-	"at several scope depths, lookup-cache hits, TLS, IFUNC, objects), run them\n"
-	"interleaved under the shim, fit the coefficients by non-negative least squares\n"
-	"and store them where run and report find them. Needs a C compiler ($CC or cc)\n"
-	"and the static libc (libc6-dev) for the static/dynamic reference pair.\n";
+	"at several scope depths, lookup-cache hits, TLS, IFUNC, objects, long names\n"
+	"hashed, compared and read out of order), run them interleaved under the shim,\n"
+	"fit the coefficients by non-negative least squares and store them where run\n"
+	"and report find them. Needs a C compiler ($CC or cc) and the static libc\n"
+	"(libc6-dev) for the static/dynamic reference pair.\n";
 
 static void print_text(const struct calib_result *r, const char *stored)
 {
@@ -174,7 +175,7 @@ int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 			 "fewer and smaller programs (about a third of the time)"),
 		OPT_STRING('o', "output", "FILE", &output,
 			   "where to store it (default $XDG_CACHE_HOME/ldprof/\n"
-			   "calibration-v1; $LDPROF_CALIBRATION is read first)"),
+			   "calibration-v2; $LDPROF_CALIBRATION is read first)"),
 		OPT_BOOL(0, "dry-run", &dry_run, "fit and print, store nothing"),
 		OPT_BOOL(0, "keep", &calib.keep, "keep the build directory"),
 		OPT_BOOL(0, "json", &json, "print the fit as JSON (schema ldprof-calibration/1)"),

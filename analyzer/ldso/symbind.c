@@ -123,6 +123,7 @@ static void add_work(struct lookup_work *w, const struct memo_slot *s)
 	w->chain += s->chain;
 	w->strcmps += s->strcmps;
 	w->cmp_bytes += s->cmp_bytes;
+	w->cold_lines += s->cold_lines;
 }
 
 static bool is_ifunc(const struct process *p, const struct lookup_result *res)
@@ -142,7 +143,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 
 	if ((!mu->use && !mu->build) || ELF64_ST_VISIBILITY(req->ref_other) == STV_PROTECTED)
 		return symbol_lookup(p, u, req, w, res);
-	lookup_count(u, w, req);
+	lookup_count(u, w, p->obj[req->undef]->elf, req);
 	if (symbol_lookup_program(p, u, req, w, res))
 		return true;
 	if (mu->use && mu->use->slot[i].ok) {
@@ -168,6 +169,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 					   (uint32_t)wr.chain,
 					   (uint32_t)wr.strcmps,
 					   (uint32_t)wr.cmp_bytes,
+					   (uint32_t)wr.cold_lines,
 					   true,
 					   found && is_ifunc(p, res)};
 	return found;
@@ -210,7 +212,7 @@ static void bind_ref(struct process *p, struct unique_table *u, struct bindset *
 
 	/* Every relocation reads its symbol's entry (the cache compares it). */
 	if (!deferred)
-		lookup_touch(u, w, &o->syms[r->sym], sizeof o->syms[r->sym]);
+		lookup_touch(u, w, o, &o->syms[r->sym], sizeof o->syms[r->sym]);
 	if (!deferred && cache->valid && cache->sym == r->sym && cache->tclass == r->tclass) {
 		w->cached++;
 		res = cache->res;
@@ -326,7 +328,7 @@ void bind_imports_compute(struct process *p, struct bindset *bs);
 
 void bind_process(struct process *p, const struct bind_options *opt, struct bindset *bs)
 {
-	struct unique_table u = {0};
+	struct unique_table u = {.count_lines = opt->cold_lines};
 
 	memset(bs, 0, sizeof *bs);
 	bs->nobj = p->nobj;

@@ -59,6 +59,7 @@ struct line_set {
 struct unique_table {
 	struct strmap map; /* name -> struct sym_val * */
 	struct line_set lines;
+	bool count_lines; /* keep lines and count cold_lines (the cost model's) */
 };
 
 struct lookup_result {
@@ -73,9 +74,11 @@ struct lookup_result {
  * object itself for DT_SYMBOLIC). Returns false when nothing matches.
  */
 /* One _dl_lookup_symbol_x call: counted, and its name hashed. */
-void lookup_count(struct unique_table *u, struct lookup_work *w, struct lookup_req *req);
-/* ld.so reads len bytes at p (in an object's image): the cold lines it costs. */
-void lookup_touch(struct unique_table *u, struct lookup_work *w, const void *p, size_t len);
+void lookup_count(struct unique_table *u, struct lookup_work *w, const struct elfobj *from,
+		  struct lookup_req *req);
+/* ld.so reads len bytes at p, in o's image: the cold lines it costs. */
+void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
+		  const void *p, size_t len);
 
 bool symbol_lookup(struct process *p, struct unique_table *u, struct lookup_req *req,
 		   struct lookup_work *w, struct lookup_result *res);

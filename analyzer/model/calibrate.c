@@ -66,8 +66,7 @@ static size_t plan(bool quick, struct prog_spec *ps)
 	static const long rel[] = {4000, 16000, 32000}, relr[] = {8000, 32000},
 			  pages[] = {32, 128, 256}, sym[] = {1000, 3000, 6000},
 			  depth[] = {0, 6, 12}, cached[] = {3000, 12000}, tls[] = {200, 800},
-			  ifunc[] = {200, 800}, objs[] = {8, 16},
-			  names[] = {64, 160};
+			  ifunc[] = {200, 800}, objs[] = {8, 16}, names[] = {64, 160};
 	size_t n = 0, q = quick ? 2 : 3;
 	struct prog_spec *p;
 
@@ -217,6 +216,19 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, FILE
 }
 
 /*
+ * The runs: all the programs interleaved round by round, in CALIB_PASSES
+ * blocks, each program's figure the median of its blocks' medians (a
+ * drift of the machine between blocks moves no program alone). Interleaved,
+ * each program's tables are evicted from the caches by the others' runs
+ * before its next one, as a real program evicts them by its own run (its
+ * init, main and exit). Run one at a time, the synthetic programs, which
+ * do nothing after relocation, found their names cached: a name read out
+ * of order (scatter-N) cost 17 ns, not 105, and the model then
+ * underestimated real programs by 30 to 50% (docs/model.md).
+ */
+#define CALIB_PASSES 3
+
+/*
  * The exit phase ends when the launcher reaps the program, so a busy
  * machine adds the launcher's wait to be scheduled: noise of one sign,
  * which a median keeps (medians of 1 to 3 ms against 0.1 ms at rest). Its
@@ -238,21 +250,56 @@ static double exit_low_tenth(const struct report *rep)
 	return q;
 }
 
-/*
- * The runs. Each program is run on its own, as `ldprof run` runs one: its
- * libraries' tables then stay in the caches from one run to the next, as
- * a real program's do. Run interleaved with 28 others, the synthetic
- * libraries' names were evicted between runs, and the names read out of
- * order (scatter-N) cost four times what the same reads cost a real
- * library (130 ns a line against 30).
- */
-static int measure_runs(const struct calib_opts *o, size_t n, struct profile_cmd *cmds,
-			struct trace *t)
+/* One block of runs of programs cmds[0..n), interleaved round by round. */
+static int measure_pass(const struct calib_opts *o, size_t n, const struct profile_cmd *cmds,
+			double *reloc, double *load, double *exit_us, size_t stride)
 {
+	struct profile_opts po = o->prof;
+	struct trace *t = xcalloc(n, sizeof *t);
+	int r;
+
+	po.plan.runs = po.plan.runs / CALIB_PASSES > 5 ? po.plan.runs / CALIB_PASSES : 5;
+	r = model_profile_programs(&po, n, cmds, t, false);
+	for (size_t i = 0; i < n; i++) {
+		struct report rep;
+		if (!r) {
+			report_build(&t[i], &rep);
+			reloc[i * stride] = rep.phase[PH_RELOCATE].median;
+			load[i * stride] = rep.phase[PH_LOAD].median;
+			exit_us[i * stride] = exit_low_tenth(&rep);
+			report_free(&rep);
+		}
+		trace_free(&t[i]);
+	}
+	free(t);
+	return r;
+}
+
+static double median3(double a, double b, double c)
+{
+	return fmax(fmin(a, b), fmin(fmax(a, b), c));
+}
+
+static int measure_runs(const struct calib_opts *o, size_t n, const struct profile_cmd *cmds,
+			struct calib_result *res)
+{
+	double *reloc = xcalloc(n * CALIB_PASSES, sizeof *reloc);
+	double *load = xcalloc(n * CALIB_PASSES, sizeof *load);
+	double *exit_us = xcalloc(n * CALIB_PASSES, sizeof *exit_us);
 	int r = 0;
 
-	for (size_t i = 0; !r && i < n && !interrupt_requested(); i++)
-		r = model_profile_programs(&o->prof, 1, &cmds[i], &t[i], false);
+	for (size_t p = 0; !r && p < CALIB_PASSES && !interrupt_requested(); p++)
+		r = measure_pass(o, n, cmds, &reloc[p], &load[p], &exit_us[p], CALIB_PASSES);
+	for (size_t i = 0; !r && i < n; i++) {
+		const double *x = &reloc[i * CALIB_PASSES], *y = &load[i * CALIB_PASSES];
+		res->measured_us[i] = median3(x[0], x[1], x[2]);
+		res->load_us[i] = median3(y[0], y[1], y[2]);
+		const double *z = &exit_us[i * CALIB_PASSES];
+		res->exit_us[i] = fmin(z[0], fmin(z[1], z[2])); /* the blocks' lowest */
+	}
+	free(reloc);
+	free(load);
+	free(exit_us);
 	return r;
 }
 
@@ -261,7 +308,6 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 		   size_t n, struct calib_result *res)
 {
 	struct profile_cmd *cmds = xcalloc(n, sizeof *cmds);
-	struct trace *t = xcalloc(n, sizeof *t);
 	char **paths = xcalloc(2 * n, sizeof *paths); /* argv pairs: path, NULL */
 	struct errbuf err;
 	int r;
@@ -271,24 +317,15 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 		cmds[i] = (struct profile_cmd){1, &paths[2 * i]};
 	}
 	if (o->log)
-		fprintf(o->log, "running %zu programs, one after another...\n", n);
-	r = measure_runs(o, n, cmds, t);
-	for (size_t i = 0; !r && i < n; i++) {
-		struct report rep;
-		report_build(&t[i], &rep);
-		res->measured_us[i] = rep.phase[PH_RELOCATE].median;
-		res->load_us[i] = rep.phase[PH_LOAD].median;
-		res->exit_us[i] = exit_low_tenth(&rep);
-		report_free(&rep);
+		fprintf(o->log, "running %zu programs interleaved, in %d blocks...\n", n,
+			CALIB_PASSES);
+	r = measure_runs(o, n, cmds, res);
+	for (size_t i = 0; !r && i < n; i++)
 		if ((r = model_process_features(paths[2 * i], &res->features[i * MODEL_NFEAT],
 						&err)))
 			error_msg("%s", err.msg);
-	}
-	for (size_t i = 0; i < n; i++) {
-		trace_free(&t[i]);
+	for (size_t i = 0; i < n; i++)
 		free(paths[2 * i]);
-	}
-	free(t);
 	free(cmds);
 	free(paths);
 	return r;

@@ -22,11 +22,21 @@
 
 /* The features' names: the calibration file's keys, and the JSON reports'. */
 static const char *const feat_names[MODEL_NFEAT] = {
-	[MF_RELATIVE] = "relative", [MF_RELR] = "relr",	    [MF_LOOKUPS] = "lookups",
-	[MF_PROBES] = "probes",	    [MF_BLOOM] = "bloom",   [MF_CHAIN] = "chain",
-	[MF_STRCMPS] = "strcmps",   [MF_CACHED] = "cached", [MF_TLS] = "tls",
-	[MF_IFUNC] = "ifunc",	    [MF_PAGES] = "pages",   [MF_OBJECTS] = "objects",
-	[MF_HASH_BYTES] = "hash_bytes", [MF_CMP_BYTES] = "cmp_bytes", [MF_COLD_LINES] = "cold_lines",
+	[MF_RELATIVE] = "relative",
+	[MF_RELR] = "relr",
+	[MF_LOOKUPS] = "lookups",
+	[MF_PROBES] = "probes",
+	[MF_BLOOM] = "bloom",
+	[MF_CHAIN] = "chain",
+	[MF_STRCMPS] = "strcmps",
+	[MF_CACHED] = "cached",
+	[MF_TLS] = "tls",
+	[MF_IFUNC] = "ifunc",
+	[MF_PAGES] = "pages",
+	[MF_OBJECTS] = "objects",
+	[MF_HASH_BYTES] = "hash_bytes",
+	[MF_CMP_BYTES] = "cmp_bytes",
+	[MF_COLD_LINES] = "cold_lines",
 };
 
 const char *model_feat_name(enum model_feat f)
@@ -37,25 +47,25 @@ const char *model_feat_name(enum model_feat f)
 /*
  * Fallbacks when this machine was never calibrated: the coefficients of a
  * calibration on the reference machine (2-vCPU AMD EPYC VM, Linux 6.18,
- * glibc 2.36, 2026-12-01, quiet). Reports using them say "uncalibrated".
+ * glibc 2.36, 2026-12-01). Reports using them say "uncalibrated".
  */
 void model_defaults(struct model_coefs *m)
 {
 	memset(m, 0, sizeof *m);
 	m->valid = true;
-	m->intercept_us = 30.0;
-	m->coef_us[MF_RELATIVE] = 0.0014;
-	m->coef_us[MF_RELR] = 0.00096;
-	m->coef_us[MF_BLOOM] = 0.00086;
-	m->coef_us[MF_CHAIN] = 0.0097;
-	m->coef_us[MF_STRCMPS] = 0.0010;
-	m->coef_us[MF_CACHED] = 0.0058;
-	m->coef_us[MF_IFUNC] = 0.0155;
-	m->coef_us[MF_PAGES] = 1.63;
-	m->coef_us[MF_OBJECTS] = 2.7;
-	m->coef_us[MF_HASH_BYTES] = 0.00051;
-	m->coef_us[MF_CMP_BYTES] = 0.000135;
-	m->coef_us[MF_COLD_LINES] = 0.027;
+	m->intercept_us = 37.7;
+	m->coef_us[MF_RELATIVE] = 0.0023;
+	m->coef_us[MF_RELR] = 0.00083;
+	m->coef_us[MF_PROBES] = 0.0014;
+	m->coef_us[MF_CHAIN] = 0.010;
+	m->coef_us[MF_STRCMPS] = 0.011;
+	m->coef_us[MF_CACHED] = 0.0041;
+	m->coef_us[MF_TLS] = 0.0067;
+	m->coef_us[MF_IFUNC] = 0.020;
+	m->coef_us[MF_PAGES] = 1.64;
+	m->coef_us[MF_HASH_BYTES] = 0.00047;
+	m->coef_us[MF_CMP_BYTES] = 0.00017;
+	m->coef_us[MF_COLD_LINES] = 0.105;
 	m->dynamic_fixed_us = 132;
 	m->dynamic_fixed_lo = 89;
 	m->dynamic_fixed_hi = 147;

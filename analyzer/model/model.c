@@ -25,7 +25,7 @@ void model_object_savings(const struct model_coefs *m, const double feat[MODEL_N
 			  const struct advice_facts *af, bool is_executable,
 			  struct model_savings *s)
 {
-	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES,     MF_BLOOM,	  MF_CHAIN,
+	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES,     MF_BLOOM,	   MF_CHAIN,
 					  MF_STRCMPS, MF_HASH_BYTES, MF_CMP_BYTES, MF_COLD_LINES};
 	const double *c = m->coef_us;
 	double per_lookup = 0;
@@ -86,7 +86,7 @@ struct replay {
 static int replay(const char *path, struct replay *rp, struct errbuf *err)
 {
 	const char *now = getenv("LD_BIND_NOW");
-	struct deps_options opt = {.unused = true, .bind_now = now && *now};
+	struct deps_options opt = {.unused = true, .bind_now = now && *now, .cold_lines = true};
 	int ret;
 
 	memset(rp, 0, sizeof *rp);

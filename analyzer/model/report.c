@@ -84,14 +84,31 @@ static void summarize_usage(const struct trace *t, bool profiled, struct series 
 	}
 }
 
-static double median_minflt(const struct trace *t, bool profiled, struct series *s)
+/*
+ * The shim's page faults: the median over the k-th profiled and k-th plain
+ * runs (interleaved, so run side by side) of their difference. Both vary
+ * by a fault or two from run to run, by where ld.so's allocations and the
+ * kernel's fault-around blocks fall; the difference of their medians would
+ * wander by a half-step that the paired one does not.
+ */
+static double paired_minflt(const struct trace *t, struct series *s)
 {
+	size_t np = 0, nq = 0;
+	long *p = xmalloc((t->nrun + 1) * sizeof *p), *q = xmalloc((t->nrun + 1) * sizeof *q);
 	struct summary sm;
 
-	for (size_t i = 0; i < t->nrun; i++)
-		if (trace_run_counted(&t->run[i], profiled))
-			push(s, (double)t->run[i].usage.minflt);
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (trace_run_counted(r, true))
+			p[np++] = r->usage.minflt;
+		else if (trace_run_counted(r, false))
+			q[nq++] = r->usage.minflt;
+	}
+	for (size_t k = 0; k < np && k < nq; k++)
+		push(s, (double)(p[k] - q[k]));
 	summarize_series(s, &sm);
+	free(p);
+	free(q);
 	return sm.median;
 }
 
@@ -413,8 +430,7 @@ void report_build(const struct trace *t, struct report *rep)
 		rep->have_overhead = true;
 		rep->overhead_us = rep->total.median - rep->plain_total.median;
 		rep->overhead_pct = rep->overhead_us / rep->plain_total.median * 100;
-		/* rep->minflt is over the profiled runs here. */
-		rep->overhead_minflt = rep->minflt.median - median_minflt(t, false, &s);
+		rep->overhead_minflt = paired_minflt(t, &s);
 		overhead_ci(t, rep);
 	}
 	add_verdict(t, rep);

@@ -77,6 +77,64 @@ static void take(struct tree_exec *e, struct shm_proc *s)
 	s->argc = 0;
 }
 
+/*
+ * The exit status an image asked for: its last exit call's, else what main
+ * returned (libc passes it to exit by an internal call the shim does not
+ * see). False when it did neither: killed by a signal, or a raw system call.
+ */
+static bool asked_status(const struct trace_event *ev, size_t n, int *status, uint64_t *exit_ts)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].type != LDPROF_REC_EXIT_CALL && ev[i].type != LDPROF_REC_MAIN_RETURN)
+			continue;
+		*status = (int)((ev[i].a & 0xff) << 8); /* as wait4 gives it: WEXITSTATUS */
+		if (ev[i].type == LDPROF_REC_EXIT_CALL && exit_ts)
+			*exit_ts = ev[i].ts;
+		found = true;
+	}
+	return found;
+}
+
+/* A status only where ldprof did not reap the process: the parent did. */
+static void status_from_shim(struct tree_proc *p, const struct trace_event *ev, size_t n)
+{
+	int st;
+
+	if (!p->have_status && asked_status(ev, n, &st, NULL)) {
+		p->wait_status = st;
+		p->have_status = true;
+		p->status_from_shim = true;
+	}
+}
+
+/* A fork that never executed: what the shim saw of it, in its parent's image. */
+static void take_fork(struct tree_proc *p, const struct shm_proc *s)
+{
+	p->fork_recorded = true;
+	p->fork_records = (uint32_t)s->nev;
+	if (s->flags & TRACE_SHM_CORRUPT)
+		return;
+	asked_status(s->ev, s->nev, &(int){0}, &p->exit_call_ts);
+	if ((p->have_cpu = s->have_cpu)) {
+		p->utime_us = s->utime_us;
+		p->stime_us = s->stime_us;
+	}
+	if (!p->nexec)
+		status_from_shim(p, s->ev, s->nev);
+}
+
+/* The process s (a fork of an exec) ran in: alive when the shim first saw it, not yet exec'd. */
+static struct tree_proc *fork_of(const struct proc_index *ix, const struct shm_proc *s)
+{
+	struct tree_proc *p = proc_alive_at(ix, s->pid, s->forked_ts);
+
+	if (!p || p->fork_recorded || (p->nexec && p->exec[0].ts <= s->forked_ts))
+		return NULL;
+	return p;
+}
+
 static int by_start(const void *a, const void *b)
 {
 	const struct tree_exec *x = *(struct tree_exec *const *)a, *y = *(struct tree_exec *const *)b;
@@ -110,8 +168,12 @@ size_t follow_join(struct run_tree *t, struct shm_proc *procs, size_t n, uint64_
 	index_build(&ix, t);
 	for (size_t i = 0; i < n; i++) {
 		struct shm_proc *s = &procs[i];
-		if (s->flags & SHM_PROC_FORKED)
-			continue; /* a fork that never executed: no exec of its own */
+		if (s->flags & SHM_PROC_FORKED) {
+			struct tree_proc *f = fork_of(&ix, s);
+			if (f)
+				take_fork(f, s);
+			continue; /* no exec of its own */
+		}
 		struct tree_proc *p = proc_alive_at(&ix, s->pid, s->version_ts);
 		struct tree_exec *e = p ? exec_at(p, s->version_ts) : NULL;
 		if (!e || e->kind == TREE_EXEC_SHIM)
@@ -120,6 +182,12 @@ size_t follow_join(struct run_tree *t, struct shm_proc *procs, size_t n, uint64_
 		joined++;
 	}
 	free(ix.idx);
+	for (size_t i = 0; i < t->nproc; i++) {
+		struct tree_proc *p = &t->proc[i];
+		struct tree_exec *last = p->nexec ? &p->exec[p->nexec - 1] : NULL;
+		if (last && last->kind == TREE_EXEC_SHIM)
+			status_from_shim(p, last->ev, last->nev);
+	}
 	t->lost_execs = lost_execs;
 	if (lost_execs)
 		mark_lost(t, lost_execs);

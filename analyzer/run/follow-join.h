@@ -14,7 +14,10 @@
 /*
  * Move each process image's records, argv and CPU into its exec in t
  * (kind SHIM; a corrupt one keeps TRACE_SHM_CORRUPT in shm_flags and has
- * no records). What matches no exec stays in procs, for shm_procs_free.
+ * no records); a fork that never executed gets what the shim saw of it
+ * (fork_recorded: its exit call, CPU). A process ldprof did not reap gets
+ * the exit status its last image asked for (status_from_shim), when the
+ * shim recorded it. What matches no exec stays in procs, for shm_procs_free.
  * t->lost_execs = lost_execs, and as many of the last dynamic execs without
  * records become LOST (the buffer fills up at the end). Returns how many
  * were joined.

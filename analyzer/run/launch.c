@@ -21,7 +21,7 @@
 
 extern char **environ;
 
-#define SHM_BYTES (64 * 1024)
+#define SHM_BYTES LDPROF_SHM_RUN_BYTES
 
 #ifndef LDPROF_PKGLIBDIR
 #define LDPROF_PKGLIBDIR "/usr/local/lib/ldprof"
@@ -426,6 +426,7 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 	}
 	if (ret || !profiled)
 		return ret;
+	shm_freeze(&l->shm); /* one moment for the run's records and its tree's */
 	shm_collect(&l->shm, pid, t, r);
 	if (r->tree)
 		join_shim(l, t, r);

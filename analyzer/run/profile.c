@@ -116,8 +116,10 @@ int profile_programs(const struct profile_opts *o, size_t n, const struct profil
 	}
 	if ((r = resolve_all(n, cmds, tg, traces)) == EXIT_OK &&
 	    (r = run_sides(o, n, cmds, tg, traces, for_compare)) == EXIT_OK)
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			trace_load_facts(&traces[i]);
+			trace_count_lazy(&traces[i]);
+		}
 out:
 	for (size_t i = 0; i < n; i++)
 		target_free(&tg[i]);

@@ -349,6 +349,7 @@ static void fill_proc(const struct ldprof_shm_header *h, struct set *s, struct s
 		return;
 	}
 	p->flags = c->flags | (s->truncated ? LDPROF_SHM_F_OVERFLOW : 0);
+	p->forked_ts = s->forked_at;
 	p->ev = s->run.ev;
 	p->nev = s->run.nev;
 	s->run.ev = NULL;
@@ -470,8 +471,20 @@ int shm_collect_procs(const struct shm_buf *s, struct trace *t, struct shm_proc 
 		      uint64_t *lost_execs, struct errbuf *err)
 {
 	struct shm_expect x = {.start_ts = s->reset_ts, .end_ts = tsc_now(), .pid = s->hdr->pid};
+	void *own = s->frozen ? NULL : shm_snapshot(s->hdr, s->size);
+	const void *copy = s->frozen ? s->frozen : own;
+	int r;
 
-	return shm_decode_procs(s->hdr, s->size, &x, t, out, n, lost_execs, err);
+	if (!copy) {
+		*out = NULL;
+		*n = 0;
+		*lost_execs = 0;
+		return set_err(err, ENOMEM, "record buffer: no memory for its copy");
+	}
+	/* A copy: a process still running may write into the live buffer. */
+	r = shm_decode_procs(copy, s->size, &x, t, out, n, lost_execs, err);
+	shm_snapshot_free(own, s->size);
+	return r;
 }
 
 void shm_procs_free(struct shm_proc *p, size_t n)

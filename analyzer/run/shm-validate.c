@@ -111,6 +111,10 @@ static const char *fields_bad(const struct ldprof_shm_header *h, struct walk *w,
 	case LDPROF_REC_SYMBIND:
 		return !obj_ok(w, r->obj) || r->a > r->b || r->b != r->ts ? "impossible binding span"
 									  : NULL;
+	case LDPROF_REC_LAZY:
+		return !obj_ok(w, r->obj) || r->u32 > r->a || r->b > w->hi - r->ts
+			       ? "impossible lazy-binding count"
+			       : NULL;
 	case LDPROF_REC_FORKED:
 		if (!w->forked || w->nrecords || r->ts != w->lo || r->u32 > LDPROF_NO_OBJ ||
 		    r->a > INT32_MAX || r->b < r->ts || r->b > w->hi)
@@ -172,6 +176,17 @@ static const char *follow_header_bad(const struct ldprof_shm_header *h)
 	return NULL;
 }
 
+/* The shim's state area, when there is one: where it must be, apart from the rest. */
+static bool state_area_ok(const struct ldprof_shm_header *h)
+{
+	uint64_t end = (uint64_t)LDPROF_SHM_STATE_OFF + LDPROF_SHM_STATE_BYTES;
+	uint64_t rec_end = (uint64_t)h->records_off + (uint64_t)h->records_cap * h->record_size;
+
+	return h->state_off == LDPROF_SHM_STATE_OFF && h->total_size == LDPROF_SHM_RUN_BYTES &&
+	       !(h->options & LDPROF_OPT_FOLLOW) && (h->records_off >= end || rec_end <= h->state_off) &&
+	       (h->strings_off >= end || (uint64_t)h->strings_off + h->strings_cap <= h->state_off);
+}
+
 /* The header's shim-written fields, and what the launcher knows of the run. */
 const char *shm_header_bad(const struct ldprof_shm_header *h, const struct shm_expect *x)
 {
@@ -185,8 +200,10 @@ const char *shm_header_bad(const struct ldprof_shm_header *h, const struct shm_e
 		return follow_header_bad(h);
 	if (!follow && (h->chunks_used || h->lost_execs || h->lost_forks))
 		return "chunks claimed outside follow mode";
-	if (h->reserved32 || h->reserved[0] || h->reserved[1])
+	if (h->reserved[0] || h->reserved[1])
 		return "reserved fields set";
+	if (h->state_off && !state_area_ok(h))
+		return "a state area where the records or names are";
 	if (!h->claimed && h->nrecords)
 		return "records from no shim";
 	/* The shim reserves, then flags what did not fit. */

@@ -129,8 +129,15 @@ char *shm_follow_path(const struct shm_buf *s)
 	return xasprintf("/proc/%d/fd/%d", (int)getpid(), s->fd);
 }
 
+void shm_freeze(struct shm_buf *s)
+{
+	shm_snapshot_free(s->frozen, s->size);
+	s->frozen = shm_snapshot(s->hdr, s->size);
+}
+
 void shm_destroy(struct shm_buf *s)
 {
+	shm_snapshot_free(s->frozen, s->size);
 	if (s->hdr)
 		munmap(s->hdr, s->size);
 	if (s->fd >= 0)
@@ -151,12 +158,26 @@ static void header_identity(struct ldprof_shm_header *h, size_t size)
 	h->clock = LDPROF_CLOCK_TSC;
 }
 
+/*
+ * A run buffer of LDPROF_SHM_RUN_BYTES keeps the shim's state in the
+ * header's page, then the names, then the records, so that the pages a
+ * run touches are the first five (ldprof-record.h says why);
+ * any other size has no state area: records take three quarters, names
+ * the rest.
+ */
 void shm_init_header(struct ldprof_shm_header *h, size_t size)
 {
-	/* Records take three quarters, names the rest. */
 	size_t rec_bytes = (size - sizeof *h) / 4 * 3;
 
 	header_identity(h, size);
+	if (size == LDPROF_SHM_RUN_BYTES) {
+		h->state_off = LDPROF_SHM_STATE_OFF;
+		h->strings_off = LDPROF_SHM_STATE_OFF + LDPROF_SHM_STATE_BYTES;
+		h->strings_cap = 12u * 1024;
+		h->records_off = h->strings_off + h->strings_cap;
+		h->records_cap = (uint32_t)((size - h->records_off) / sizeof(struct ldprof_record));
+		return;
+	}
 	h->records_off = sizeof *h;
 	h->records_cap = (uint32_t)(rec_bytes / sizeof(struct ldprof_record));
 	h->strings_off = h->records_off + h->records_cap * (uint32_t)sizeof(struct ldprof_record);
@@ -200,6 +221,8 @@ int shm_reset(struct shm_buf *s, struct errbuf *err)
 	close(fd);
 	munmap(s->hdr, s->size);
 	s->hdr = hdr;
+	shm_snapshot_free(s->frozen, s->size);
+	s->frozen = NULL;
 	if (s->chunk_size) {
 		shm_init_follow_header(hdr, s->size, s->chunk_size);
 		/* The top process's chunk, like the names' first page: allocated now. */
@@ -207,8 +230,15 @@ int shm_reset(struct shm_buf *s, struct errbuf *err)
 	} else {
 		shm_init_header(hdr, s->size);
 	}
-	/* The shim's first name lands here: allocated now, not in the child. */
+	/*
+	 * The pages the shim writes first (its state, its first name and
+	 * record): allocated now, not in the child, where one fault then maps
+	 * them all (the kernel maps the cached pages around a fault).
+	 */
 	((volatile char *)hdr)[hdr->strings_off] = 0;
+	((volatile char *)hdr)[hdr->records_off] = 0;
+	if (hdr->state_off)
+		((volatile char *)hdr)[hdr->state_off] = 0;
 	s->reset_ts = tsc_now();
 	return 0;
 }
@@ -268,20 +298,10 @@ void shm_collect(const struct shm_buf *s, pid_t pid, struct trace *t, struct tra
 {
 	struct shm_expect x = {.start_ts = s->reset_ts, .end_ts = r->reap_ts, .pid = pid};
 	struct errbuf err;
-	void *copy;
+	void *own = s->frozen ? NULL : shm_snapshot(s->hdr, s->size);
+	const void *copy = s->frozen ? s->frozen : own;
 
-	/*
-	 * A child the program forked may still map the buffer after the top
-	 * process is reaped, and scribble on it between the check and the
-	 * decoding: both read a private copy (64 KiB, outside the measured
-	 * window). The follow-mode buffer is sparse and large; its chunks are
-	 * each checked and decoded by shm_collect_procs.
-	 */
-	if (s->chunk_size || !(copy = aligned_alloc(8, (s->size + 7) / 8 * 8))) {
-		shm_decode(s->hdr, s->size, &x, t, r, &err);
-		return;
-	}
-	memcpy(copy, s->hdr, s->size);
-	shm_decode(copy, s->size, &x, t, r, &err);
-	free(copy);
+	/* Without memory for the copy, the run's records are lost, never misread. */
+	shm_decode(copy, copy ? s->size : 0, &x, t, r, &err);
+	shm_snapshot_free(own, s->size);
 }

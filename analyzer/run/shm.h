@@ -26,6 +26,7 @@ struct shm_buf {
 	struct ldprof_shm_header *hdr;
 	uint64_t reset_ts;   /* when shm_reset made this buffer: before the fork */
 	uint32_t chunk_size; /* follow mode (shm_create_follow); 0 otherwise */
+	void *frozen;	     /* shm_freeze's snapshot of this run's buffer, or NULL */
 };
 
 /* A buffer of size bytes (a memfd mapped MAP_SHARED). */
@@ -100,7 +101,25 @@ int shm_decode(const void *buf, size_t size, const struct shm_expect *x, struct 
 	       struct trace_run *r, struct errbuf *err);
 
 /*
- * After a reap: decode s into r, or mark r's shim data corrupt. Never fails.
+ * A private copy of a live buffer of size bytes, for the decoder: every
+ * byte in use read once (the header, then the names and chunks it says
+ * are in use; a flat buffer whole), so that a process still writing into
+ * the buffer cannot change what was checked before it is used. The rest
+ * is zero. NULL without memory; free with shm_snapshot_free.
+ */
+void *shm_snapshot(const void *live, size_t size);
+void shm_snapshot_free(void *copy, size_t size);
+
+/*
+ * After a reap: one snapshot of s (shm_snapshot) that shm_collect and
+ * shm_collect_procs then both read, so that the run's records and its
+ * tree's come from one moment. Without memory for it, each takes its own.
+ * Freed by the next shm_reset or shm_destroy.
+ */
+void shm_freeze(struct shm_buf *s);
+
+/*
+ * After a reap: decode a snapshot of s (shm_freeze's, or its own) into r, or mark r's shim data corrupt. Never fails.
  * In follow mode r gets the launched process's first exec, as without -f;
  * shm_collect_procs gives every process's.
  */
@@ -115,6 +134,7 @@ void shm_collect(const struct shm_buf *s, pid_t pid, struct trace *t, struct tra
 struct shm_proc {
 	int32_t pid, ppid;   /* ppid: its parent when the shim started recording */
 	uint64_t version_ts; /* la_version of the exec, TSC ticks */
+	uint64_t forked_ts;  /* SHM_PROC_FORKED: when the shim first saw the child */
 	/*
 	 * The shim's flags (enum ldprof_shm_flags, LDPROF_CHUNK_F_*: FORKED, an
 	 * argv cut short), and TRACE_SHM_CORRUPT when its chunks failed the
@@ -149,7 +169,7 @@ struct shm_proc {
 int shm_decode_procs(const void *buf, size_t size, const struct shm_expect *x, struct trace *t,
 		     struct shm_proc **out, size_t *n, uint64_t *lost_execs, struct errbuf *err);
 
-/* After the run's processes are reaped: shm_decode_procs on s, within its run. */
+/* After the run's processes are reaped: shm_decode_procs on a snapshot of s (as shm_collect), within its run. */
 int shm_collect_procs(const struct shm_buf *s, struct trace *t, struct shm_proc **out, size_t *n,
 		      uint64_t *lost_execs, struct errbuf *err);
 void shm_procs_free(struct shm_proc *p, size_t n);

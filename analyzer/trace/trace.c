@@ -98,13 +98,41 @@ void trace_load_facts(struct trace *t)
 	}
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void trace_count_lazy(struct trace *t)
+{
+	uint32_t *v = xcalloc(t->nrun + 1, sizeof *v);
+
+	for (size_t o = 0; o < t->nobj; o++) {
+		size_t n = 0;
+		for (size_t i = 0; i < t->nrun; i++) {
+			const struct trace_run *r = &t->run[i];
+			for (size_t k = 0; trace_run_counted(r, true) && k < r->nev; k++)
+				if (r->ev[k].type == LDPROF_REC_LAZY && r->ev[k].obj == o) {
+					v[n++] = r->ev[k].u32;
+					break;
+				}
+		}
+		qsort(v, n, sizeof *v, cmp_u32);
+		t->obj[o].lazy_binds = n ? v[n / 2] : 0;
+	}
+	free(v);
+}
+
 bool trace_run_events_ok(const struct trace *t, const struct trace_run *r)
 {
 	uint64_t last = r->exec_ts;
 
 	for (size_t i = 0; i < r->nev; i++) {
 		const struct trace_event *e = &r->ev[i];
-		if (e->type < LDPROF_REC_VERSION || e->type > LDPROF_REC_SYMBIND ||
+		if (e->type < LDPROF_REC_VERSION ||
+		    (e->type > LDPROF_REC_SYMBIND && e->type != LDPROF_REC_LAZY) ||
 		    (e->obj != TRACE_NO_OBJ && e->obj >= t->nobj) || e->ts < r->exec_ts ||
 		    (r->reap_ts && e->ts > r->reap_ts))
 			return false;

@@ -127,6 +127,12 @@ void trace_add_event(struct trace_run *r, const struct trace_event *e);
 /* Read each object's ELF facts once; unreadable ones keep facts_error. */
 void trace_load_facts(struct trace *t);
 
+/*
+ * Each object's lazy_binds: the median over the counted profiled runs of
+ * the slots the shim found bound at exit (LDPROF_REC_LAZY); 0 without one.
+ */
+void trace_count_lazy(struct trace *t);
+
 double trace_ticks_to_us(const struct trace *t, uint64_t ticks);
 
 /*

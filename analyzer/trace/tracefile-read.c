@@ -280,6 +280,8 @@ int tracefile_read(const char *path, struct trace *t, struct tracefile_info *inf
 		r = set_err(err, EISDIR, "%s: is a directory", path);
 	else if ((r = walk(&src, t, info, &why)))
 		set_err(err, -r, "%s: %s", path, why.msg);
+	else
+		trace_count_lazy(t);
 	free(src.buf);
 	close(src.fd);
 	return r;

@@ -27,6 +27,11 @@ enum proc_tag {
 	PROC_STATUS = 6, /* present iff have_status */
 	PROC_ORPHAN = 7,
 	PROC_EXEC = 8,
+	PROC_STATUS_SHIM = 9, /* present iff status_from_shim */
+	PROC_FORK_RECORDS = 10, /* 10-13: a fork the shim recorded; 10 iff fork_recorded */
+	PROC_EXIT_CALL = 11, /* iff exit_call_ts */
+	PROC_UTIME_US = 12, /* 12 and 13 iff have_cpu */
+	PROC_STIME_US = 13,
 };
 
 enum exec_tag {
@@ -87,7 +92,17 @@ static void encode_proc(const struct tree_proc *p, uint64_t base, struct bbuf *b
 		tlv_sint(b, PROC_EXIT, delta(p->exit_ts, base));
 	if (p->have_status)
 		tlv_uint(b, PROC_STATUS, (uint32_t)p->wait_status);
+	if (p->status_from_shim)
+		tlv_uint(b, PROC_STATUS_SHIM, 1);
 	tlv_uint(b, PROC_ORPHAN, p->orphan);
+	if (p->fork_recorded)
+		tlv_uint(b, PROC_FORK_RECORDS, p->fork_records);
+	if (p->exit_call_ts)
+		tlv_sint(b, PROC_EXIT_CALL, delta(p->exit_call_ts, base));
+	if (p->have_cpu) {
+		tlv_f64(b, PROC_UTIME_US, p->utime_us);
+		tlv_f64(b, PROC_STIME_US, p->stime_us);
+	}
 	for (size_t k = 0; k < p->nexec; k++) {
 		struct bbuf e = {0};
 		encode_exec(&p->exec[k], base, &e);
@@ -234,6 +249,25 @@ static bool decode_proc(struct cursor *c, const struct trace *t, uint64_t base,
 		case PROC_ORPHAN:
 			p->orphan = val_uint(&v) != 0;
 			break;
+		case PROC_STATUS_SHIM:
+			p->status_from_shim = val_uint(&v) != 0;
+			break;
+		case PROC_FORK_RECORDS:
+			u = val_uint(&v);
+			p->fork_records = u < UINT32_MAX ? (uint32_t)u : UINT32_MAX;
+			p->fork_recorded = true;
+			break;
+		case PROC_EXIT_CALL:
+			p->exit_call_ts = base + (uint64_t)val_sint(&v);
+			break;
+		case PROC_UTIME_US:
+			p->utime_us = val_f64(&v);
+			p->have_cpu = true;
+			break;
+		case PROC_STIME_US:
+			p->stime_us = val_f64(&v);
+			p->have_cpu = true;
+			break;
 		case PROC_EXEC:
 			if (!add_exec(&v, t, base, p))
 				return false;
@@ -242,6 +276,7 @@ static bool decode_proc(struct cursor *c, const struct trace *t, uint64_t base,
 		if (v.bad)
 			return false;
 	}
+	p->status_from_shim = p->status_from_shim && p->have_status; /* a damaged file */
 	return !c->bad;
 }
 

@@ -55,9 +55,27 @@ struct tree_proc {
 	uint64_t exit_ts; /* 0 when its exit was not seen */
 	int wait_status;  /* valid when have_status */
 	bool have_status;
+	/*
+	 * Whence wait_status: false, ldprof reaped it (wait4: exact); true,
+	 * its parent reaped it and the status is the one its last image
+	 * passed to exit, _exit or _Exit (or returned from main), as the shim
+	 * recorded it. Neither (have_status false): a signal, a raw exit
+	 * system call, or an image the shim did not enter.
+	 */
+	bool status_from_shim;
 	bool orphan;	  /* outlived its parent (reaped by ldprof as subreaper) */
 	struct tree_exec *exec; /* in order; none for a fork that never executed */
 	size_t nexec;
+	/*
+	 * A fork that never executed, as the shim saw it in the parent's
+	 * image it kept (fork_recorded): its records' count, when it called
+	 * exit (0: not seen), and its CPU at that call (have_cpu).
+	 */
+	bool fork_recorded;
+	uint32_t fork_records;
+	uint64_t exit_call_ts;
+	double utime_us, stime_us;
+	bool have_cpu;
 };
 
 struct run_tree {

@@ -9,7 +9,7 @@
  * the launcher and, through an inherited fd, by the shim in the profiled
  * process):
  *
- *	[struct ldprof_shm_header][struct ldprof_record x records_cap][strings]
+ *	[struct ldprof_shm_header][shim state][strings][struct ldprof_record x records_cap]
  *
  * In follow mode (ldprof -f, LDPROF_OPT_FOLLOW) every process of the
  * workload that loads the shim reopens the buffer by a path and records
@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #define LDPROF_SHM_MAGIC   "LDPRFSHM" /* 8 bytes, no terminator stored */
-#define LDPROF_SHM_VERSION 2u
+#define LDPROF_SHM_VERSION 3u
 
 /*
  * The environment variable that carries "FD,BYTES" to the shim; in follow
@@ -89,9 +89,24 @@ struct ldprof_shm_header {
 	uint32_t chunks_used; /* shim, atomic add: chunks claimed (may exceed chunks_cap) */
 	uint32_t lost_execs;  /* shim, atomic add: execs that found no free chunk */
 	uint32_t lost_forks;  /* shim, atomic add: forked children that found none */
-	uint32_t reserved32;  /* zero */
+	uint32_t state_off;   /* launcher: LDPROF_SHM_STATE_OFF in a run buffer, else 0 */
 	uint64_t reserved[2]; /* zero; room for later versions */
 };
+
+/*
+ * The buffer of a run without -f: LDPROF_SHM_RUN_BYTES, holding the shim's
+ * own state (private to the shim, never read by the launcher) in
+ * [LDPROF_SHM_STATE_OFF, + LDPROF_SHM_STATE_BYTES). The shim maps the whole
+ * buffer over a window of its own image reserved for it (preload/shim.lds),
+ * so that its state needs no page of its own: the pages that the launcher
+ * wrote before the fork are mapped by one fault, where private state would
+ * cost one more (docs/design.md, "what the shim costs"). The records and
+ * the names are laid out after the state: the pages that a run touches
+ * are the first few, which the kernel's fault-around maps together.
+ */
+#define LDPROF_SHM_RUN_BYTES   (128u * 1024)
+#define LDPROF_SHM_STATE_OFF   128u  /* right after the header, in its page */
+#define LDPROF_SHM_STATE_BYTES 3968u /* the rest of that page */
 
 /* The layout is the format: no implicit padding, fixed offsets. */
 _Static_assert(sizeof(struct ldprof_shm_header) == 128, "header size is part of the format");
@@ -149,6 +164,7 @@ enum ldprof_rec_type {
 	LDPROF_REC_MAIN_ENTER = 12, /* the main wrapper starts */
 	LDPROF_REC_SYMBIND = 13,    /* la_symbind64 during an object's relocation */
 	LDPROF_REC_FORKED = 14,	    /* follow mode: the first record of a forked child */
+	LDPROF_REC_LAZY = 15,	    /* at exit: an object's lazy PLT slots bound since startup */
 };
 
 /* LDPROF_REC_OBJOPEN flags, in the low bits of b. */

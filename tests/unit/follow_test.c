@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "run/follow-join.h"
 #include "run/follow-tree.h"
@@ -177,11 +178,89 @@ static void test_join(void)
 	run_tree_free(&t);
 }
 
+/* An image that ends with records of these types (a = the status). */
+static struct shm_proc PE(int pid, uint64_t ts, uint32_t flags, const uint16_t *types,
+			  const uint64_t *a, size_t n)
+{
+	struct shm_proc p = P(pid, ts, flags);
+
+	p.ev = xrealloc(p.ev, n * sizeof *p.ev);
+	p.nev = n;
+	for (size_t i = 0; i < n; i++)
+		p.ev[i] = (struct trace_event){.ts = ts + 10 + i, .type = types[i], .a = a[i]};
+	return p;
+}
+
+/*
+ * Exit statuses: ldprof's reap wins; else the last image's exit call,
+ * else main's return; a process whose image did neither stays unknown.
+ * A fork that never executed gets its records' exit call and CPU.
+ */
+static void test_join_status(void)
+{
+	static const uint16_t ret_then_exit[] = {LDPROF_REC_MAIN_RETURN, LDPROF_REC_EXIT_CALL};
+	static const uint16_t ret_only[] = {LDPROF_REC_MAIN_RETURN};
+	static const uint16_t exit_only[] = {LDPROF_REC_EXIT_CALL};
+	static const uint16_t neither[] = {LDPROF_REC_MAIN_ENTER};
+	static const uint64_t v1[] = {1, 9}, v2[] = {2}, v3[] = {0x103}, v0[] = {0};
+	struct run_tree t = {0};
+	struct tree_proc *p;
+
+	t.nproc = 6;
+	t.proc = p = xcalloc(t.nproc, sizeof *t.proc);
+	for (size_t i = 0; i < t.nproc; i++) {
+		p[i] = (struct tree_proc){.pid = 10 + (int)i, .parent = 0, .fork_ts = 100 * i,
+					  .exit_ts = 100 * i + 90};
+		if (i == 4)
+			continue; /* a fork that never executed */
+		p[i].nexec = 1;
+		p[i].exec = xcalloc(1, sizeof(struct tree_exec));
+		p[i].exec[0] = X(100 * i + 5, 100 * i + 90);
+	}
+	p[0].parent = TREE_NO_PROC;
+	p[0].have_status = true; /* reaped by ldprof: 7 */
+	p[0].wait_status = 7 << 8;
+	struct shm_proc s[] = {
+		PE(10, 6, 0, exit_only, v0, 1),	       /* says 0; the reap's 7 stays */
+		PE(11, 106, 0, ret_then_exit, v1, 2),  /* main returned 1, then _exit(9) */
+		PE(12, 206, 0, ret_only, v2, 1),       /* main returned 2 */
+		PE(13, 306, 0, neither, v0, 1),	       /* killed, say: unknown */
+		PE(14, 6, SHM_PROC_FORKED, exit_only, v3, 1), /* the fork: exit(0x103) */
+		PE(15, 506, 0, exit_only, v0, 1),
+	};
+	s[4].forked_ts = 420;
+	s[4].utime_us = 12;
+	size_t n = sizeof s / sizeof *s;
+
+	CHECK(follow_join(&t, s, n, 0) == 5);
+	CHECK(p[0].have_status && !p[0].status_from_shim && WEXITSTATUS(p[0].wait_status) == 7);
+	CHECK(p[1].have_status && p[1].status_from_shim && WEXITSTATUS(p[1].wait_status) == 9);
+	CHECK(p[2].have_status && p[2].status_from_shim && WEXITSTATUS(p[2].wait_status) == 2);
+	CHECK(!p[3].have_status && !p[3].status_from_shim);
+	CHECK(p[4].fork_recorded && p[4].fork_records == 1 && p[4].exit_call_ts == 16);
+	CHECK(p[4].have_status && p[4].status_from_shim && WIFEXITED(p[4].wait_status) &&
+	      WEXITSTATUS(p[4].wait_status) == 3);
+	CHECK(p[4].have_cpu && p[4].utime_us == 12);
+	CHECK(p[5].have_status && WEXITSTATUS(p[5].wait_status) == 0);
+	/* A fork seen outside any process's life joins nothing. */
+	p[4].fork_recorded = false;
+	s[4].forked_ts = 395;
+	CHECK(follow_join(&t, &s[4], 1, 0) == 0 && !p[4].fork_recorded);
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].ev);
+		for (size_t a = 0; s[i].argv && a < s[i].argc; a++)
+			free(s[i].argv[a]);
+		free(s[i].argv);
+	}
+	run_tree_free(&t);
+}
+
 int main(void)
 {
 	test_clock();
 	test_build();
 	test_kinds();
 	test_join();
+	test_join_status();
 	return unit_done("follow_test");
 }

@@ -8,7 +8,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "run/shm.h"
 #include "unit.h"
@@ -597,6 +602,61 @@ static void test_mutations(void)
 	free(base);
 }
 
+/*
+ * A process that keeps writing into the live buffer while it is decoded
+ * (a child of the program that outlived the reaps, or one outside the
+ * tree that found the buffer's path): here, one that flips the top's CPU
+ * time between a true value and an impossible one. Each decode must see
+ * one or the other, checked: the true value, or the process flagged
+ * corrupt; never the impossible value, which a decoder that checked one
+ * reading and used another would report.
+ */
+static void test_live_writer(void)
+{
+	struct ldprof_shm_header *h0 = workload();
+	void *live = mmap(NULL, FSIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct shm_buf sb = {.fd = -1, .size = FSIZE, .hdr = live, .reset_ts = 40};
+	struct timespec t0, now;
+	size_t good = 0, flagged = 0, bad = 0;
+	pid_t writer;
+
+	CHECK(live != MAP_FAILED);
+	if (live == MAP_FAILED)
+		return;
+	memcpy(live, h0, FSIZE);
+	free(h0);
+	volatile uint64_t *utime = &chunk_of(live, 7, 0)->utime_us;
+	if ((writer = fork()) == 0)
+		for (uint64_t k = 0;; k++)
+			*utime = k & 1 ? 1ull << 50 : 80;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		struct trace t;
+		struct shm_proc *p;
+		size_t n;
+		uint64_t lost;
+		struct errbuf err;
+		trace_init(&t, 0, NULL);
+		if (!shm_collect_procs(&sb, &t, &p, &n, &lost, &err)) {
+			const struct shm_proc *top = find(p, n, 7);
+			if (top && (top->flags & TRACE_SHM_CORRUPT))
+				flagged++;
+			else if (top && top->have_cpu && top->utime_us == 80)
+				good++;
+			else
+				bad++;
+		}
+		shm_procs_free(p, n);
+		trace_free(&t);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!bad && (now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < 1500000000L);
+	kill(writer, SIGKILL);
+	waitpid(writer, NULL, 0);
+	CHECK(bad == 0);
+	CHECK(good + flagged > 0);
+	munmap(live, FSIZE);
+}
+
 int main(void)
 {
 	test_procs();
@@ -607,5 +667,6 @@ int main(void)
 	test_blank_and_header();
 	test_fuzz();
 	test_mutations();
+	test_live_writer();
 	return unit_done("shm_follow_test");
 }

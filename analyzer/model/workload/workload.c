@@ -119,6 +119,14 @@ static void collect_execs(struct workload *w)
 			const struct tree_proc *tp = &r->tree->proc[p];
 			w->proc_first[i][p] = tp->nexec ? w->nex : SIZE_MAX;
 			w->orphans += tp->orphan;
+			w->forks += !tp->nexec;
+			w->forks_recorded += !tp->nexec && tp->fork_recorded;
+			if (!tp->have_status)
+				w->status_unknown++;
+			else if (tp->status_from_shim)
+				w->status_shim++;
+			else
+				w->status_reaped++;
 			for (uint32_t k = 0; k < tp->nexec; k++)
 				add_exec(w, i, p, k,
 					 binary_index(w, &bins, &ids, &tp->exec[k], &capbins),
@@ -395,6 +403,17 @@ static void add_notes(struct workload *w)
 	if (w->orphans)
 		note(w, "%zu processes outlived their parent; ldprof reaped them as subreaper",
 		     w->orphans);
+	if (w->forks)
+		note(w,
+		     "%zu %s never executed (%zu seen by the shim: their exit call and CPU); "
+		     "the tree shows each with its wall time and exit status",
+		     w->forks, w->forks == 1 ? "fork" : "forks", w->forks_recorded);
+	if (w->status_shim || w->status_unknown)
+		note(w,
+		     "exit statuses: %zu reaped by ldprof, %zu as the shim recorded the exit call "
+		     "(their parent reaped them), %zu unknown (killed by a signal, a raw exit "
+		     "system call, or an image the shim did not enter, reaped by its parent)",
+		     w->status_reaped, w->status_shim, w->status_unknown);
 	for (size_t i = 0; i < w->nbins; i++) {
 		const struct wl_binary *b = &w->bins[i];
 		if (b->dynamic && b->analyzed && !b->have_static)

@@ -93,6 +93,9 @@ struct workload {
 	size_t unanalyzed_shim;			  /* kind SHIM, yet its records failed */
 	uint64_t lost_execs, lost_events;	  /* over all counted runs */
 	size_t orphans;
+	size_t forks, forks_recorded; /* processes that never executed; of those, the shim saw */
+	/* Processes by whence their exit status: ldprof's reap, the shim's exit call, unknown. */
+	size_t status_reaped, status_shim, status_unknown;
 	struct wl_exec *ex; /* every exec, by run, process, exec */
 	size_t nex;
 	/* Per trace.run (NULL for a run not counted), per process: its first wl_exec, or SIZE_MAX.

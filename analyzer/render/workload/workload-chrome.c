@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "base/out/json.h"
 #include "base/version.h"
@@ -138,6 +139,21 @@ static const char *image(const struct run_tree *tr, size_t p)
 	return "?";
 }
 
+/* How the process ended, as the JSON says it: exit_status or signal, and whence (null: unknown). */
+static void exit_args(struct chrome *c, const struct tree_proc *tp)
+{
+	char sig[SIGNAL_NAME_MAX];
+
+	if (!tp->have_status)
+		fputs("\"exit_status\":null,\"signal\":null,\"exit_status_from\":null", c->f);
+	else if (WIFSIGNALED(tp->wait_status) && signal_name(WTERMSIG(tp->wait_status), sig))
+		fprintf(c->f, "\"exit_status\":null,\"signal\":\"%s\",\"exit_status_from\":\"%s\"", sig,
+			tp->status_from_shim ? "shim" : "ldprof");
+	else
+		fprintf(c->f, "\"exit_status\":%d,\"signal\":null,\"exit_status_from\":\"%s\"",
+			WEXITSTATUS(tp->wait_status), tp->status_from_shim ? "shim" : "ldprof");
+}
+
 static void process_track(struct chrome *c, size_t p)
 {
 	const struct run_tree *tr = c->w->t->run[c->run].tree;
@@ -173,8 +189,10 @@ static void process_track(struct chrome *c, size_t p)
 	}
 	slice(c, pid, name, "process", start, end);
 	fprintf(c->f,
-		",\"args\":{\"pid\":%d,\"ppid\":%d,\"execs\":%zu,\"orphan\":%s,\"end_unseen\":%s}}",
+		",\"args\":{\"pid\":%d,\"ppid\":%d,\"execs\":%zu,\"orphan\":%s,\"end_unseen\":%s,",
 		tp->pid, tp->ppid, tp->nexec, tp->orphan ? "true" : "false", unseen ? "true" : "false");
+	exit_args(c, tp);
+	fputs("}}", c->f);
 	exec_slices(c, pid, p);
 }
 

@@ -48,6 +48,12 @@ static void workload_obj(struct json *j, const struct workload *w)
 	json_int(j, "lost_execs", (long long)w->lost_execs);
 	json_int(j, "lost_events", (long long)w->lost_events);
 	json_int(j, "orphans", (long long)w->orphans);
+	json_int(j, "forks_without_exec", (long long)w->forks);
+	json_obj_open(j, "exit_status_from");
+	json_int(j, "ldprof", (long long)w->status_reaped);
+	json_int(j, "shim", (long long)w->status_shim);
+	json_int(j, "unknown", (long long)w->status_unknown);
+	json_obj_close(j);
 	if (r->have_overhead) {
 		json_obj_open(j, "overhead");
 		json_num(j, "us", r->overhead_us);
@@ -165,6 +171,26 @@ static void exec_obj(struct json *j, const struct workload *w, const struct wl_e
 	json_obj_close(j);
 }
 
+/* A fork that never executed: what the shim saw of it (null when it did not). */
+static void fork_fields(struct json *j, const struct workload *w, size_t run,
+			const struct tree_proc *p)
+{
+	bool seen = !p->nexec && p->fork_recorded;
+	double exit_call = p->exit_call_ts ? workload_run_us(w, run, p->exit_call_ts) : NAN;
+
+	json_num(j, "fork_records", seen ? p->fork_records : NAN);
+	if (seen && p->exit_call_ts && p->exit_ts) {
+		json_obj_open(j, "fork_phases_us");
+		json_num(j, "main", exit_call - workload_run_us(w, run, p->fork_ts));
+		json_num(j, "exit", workload_run_us(w, run, p->exit_ts) - exit_call);
+		json_obj_close(j);
+	} else {
+		json_null(j, "fork_phases_us");
+	}
+	json_num(j, "user_us", seen && p->have_cpu ? p->utime_us : NAN);
+	json_num(j, "sys_us", seen && p->have_cpu ? p->stime_us : NAN);
+}
+
 static void run_obj(struct json *j, const struct workload *w, size_t run)
 {
 	const struct trace_run *r = &w->t->run[run];
@@ -191,6 +217,9 @@ static void run_obj(struct json *j, const struct workload *w, size_t run)
 		json_bool(j, "orphan", p->orphan);
 		json_int(j, "execs", (long long)p->nexec);
 		status(j, p->have_status, p->wait_status);
+		json_str(j, "exit_status_from",
+			 !p->have_status ? NULL : p->status_from_shim ? "shim" : "ldprof");
+		fork_fields(j, w, run, p);
 		json_obj_close(j);
 	}
 	json_arr_close(j);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "base/strmap.h"
 #include "base/out/textsafe.h"
@@ -154,6 +155,50 @@ static void label(const struct tree_out *o, const struct group *g, char *buf, si
 	}
 }
 
+/* One status for the line: "exit 3", "SIGTERM", "unknown". */
+static void status_word(const struct tree_proc *p, char *buf, size_t n)
+{
+	char sig[SIGNAL_NAME_MAX];
+
+	if (!p->have_status)
+		snprintf(buf, n, "unknown");
+	else if (WIFSIGNALED(p->wait_status) && signal_name(WTERMSIG(p->wait_status), sig))
+		snprintf(buf, n, "%s", sig);
+	else
+		snprintf(buf, n, "exit %d", WEXITSTATUS(p->wait_status));
+}
+
+/*
+ * Forks that never executed have no startup: their wall time (the
+ * median), and how they ended: one status, or each distinct one.
+ */
+static void print_forks(const struct tree_out *o, const struct group *g)
+{
+	double *v = xmalloc((g->n + 1) * sizeof *v);
+	size_t nv = 0, used = 0;
+	char d[32], all[128] = "", one[48];
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct tree_proc *p = &o->tr->proc[g->member[i]];
+		bool said = false;
+		if (p->exit_ts)
+			v[nv++] = workload_run_us(o->w, o->run, p->exit_ts) -
+				  workload_run_us(o->w, o->run, p->fork_ts);
+		for (size_t k = 0; k < i && !said; k++) {
+			const struct tree_proc *q = &o->tr->proc[g->member[k]];
+			said = q->have_status == p->have_status &&
+			       (!p->have_status || q->wait_status == p->wait_status);
+		}
+		status_word(p, one, sizeof one);
+		if (!said && used + strlen(one) + 3 < sizeof all)
+			used += (size_t)snprintf(all + used, sizeof all - used, "%s%s",
+						 used ? ", " : "", one);
+	}
+	render_dur(d, sizeof d, nv ? median_picked(v, NULL, nv, v) : NAN, o->st->utf8);
+	free(v);
+	fprintf(o->f, "  [no exec, %s%s, %s]\n", d, g->n > 1 && nv ? " each" : "", all);
+}
+
 static void print_group(struct tree_out *o, const struct group *g, const char *prefix, bool last)
 {
 	char name[1024], st[32];
@@ -170,6 +215,11 @@ static void print_group(struct tree_out *o, const struct group *g, const char *p
 		name);
 	if (g->n > 1)
 		fprintf(o->f, " %s %zu", o->st->utf8 ? "\u00d7" : "x", g->n);
+	o->lines++;
+	if (!o->tr->proc[g->member[0]].nexec) {
+		print_forks(o, g);
+		return;
+	}
 	fprintf(o->f, "  [%zu exec%s", o->tr->proc[g->member[0]].nexec,
 		o->tr->proc[g->member[0]].nexec == 1 ? "" : "s");
 	if (strcmp(st, "-"))
@@ -177,7 +227,6 @@ static void print_group(struct tree_out *o, const struct group *g, const char *p
 	if (recorded && recorded < g->n)
 		fprintf(o->f, " (median of the %zu recorded)", recorded);
 	fprintf(o->f, "]\n");
-	o->lines++;
 }
 
 static void level(struct tree_out *o, const size_t *procs, size_t n, int depth, const char *prefix);

@@ -1,0 +1,73 @@
+#!/bin/sh
+# The shim's page faults: one more per run than the floor, the minimal
+# audit module laid out as the shim is (bench/min-audit-ro.lds), which
+# costs only what loading any audit module costs (docs/design.md, "what
+# the shim costs", has the table fault by fault).
+#  - Exactly, by mapping, with perf when it can record page faults: the
+#    floor's module takes one fault, the shim's module one and its record
+#    buffer one, in every run.
+#  - As the report and make bench count them, over whole runs: these vary
+#    by a fault or two from run to run (where ASLR puts the stack and the
+#    kernel's fault-around blocks), on a busy machine more, so interleaved
+#    runs are paired and the mean of their differences held to two (a
+#    private page of the shim's own again, or a second copy-on-write,
+#    shows as three or more); the report's own figure (a paired median)
+#    likewise.
+. "$(dirname "$0")/lib.sh"
+
+build=${LDPROF_BUILD:-$TOP/build}
+ab=$build/bench/abexec
+fr=$build/bench/faultrun
+floor=$build/bench/min-audit-ro.so
+shim=$TOP/preload/ldprof-audit.so
+sh="$TOP/samples/sh.dynamic $TOP/samples/foo"
+check "the bench tools are built (make check builds them)" test -x "$ab" -a -x "$fr" -a -f "$floor"
+
+if command -v perf >/dev/null 2>&1 &&
+	perf record -q -o "$TMP/probe" -e page-faults:u -c 1 -d true >/dev/null 2>&1; then
+	for i in 1 2 3; do
+		"$fr" perf record -q -o "$TMP/f.data" -e page-faults:u -c 1 -d -- \
+			"$fr" --child "$floor" $sh >/dev/null 2>&1
+		"$fr" --shm perf record -q -o "$TMP/s.data" -e page-faults:u -c 1 -d -- \
+			"$fr" --child "$shim" $sh >/dev/null 2>&1
+		python3 "$TOP/tests/faults-by-map.py" "$TMP/f.data" min-audit-ro.so >"$TMP/f$i"
+		python3 "$TOP/tests/faults-by-map.py" "$TMP/s.data" ldprof-audit.so \
+			memfd:ldprof-records >"$TMP/s$i"
+	done
+	expect_eq "perf: the floor's module takes one fault a run" "1 1 1" "$(cat "$TMP/f1" "$TMP/f2" "$TMP/f3" | awk '{print $1}' | xargs)"
+	expect_eq "perf: the shim's module one, its buffer one" "1 1 1 1 1 1" \
+		"$(cat "$TMP/s1" "$TMP/s2" "$TMP/s3" | xargs)"
+else
+	skip "perf cannot record page faults here: the by-mapping count"
+	skip "perf cannot record page faults here: the by-mapping count"
+fi
+
+# Column 10 of abexec's table: the mean over rounds of this variant's
+# faults less the first variant's, both run in each round.
+paired() {
+	awk -v v="$2" -F'  +' '$1 == v { n = split($0, f, " "); print f[n] }' "$1"
+}
+
+for prog in "$sh" "/bin/bash -c exit"; do
+	name=${prog%% *}
+	name=${name##*/}
+	# The floor gets the shim's environment too: the same bytes on the
+	# initial stack, which moves where the program's stack crosses pages.
+	"$ab" -n 100 -w 3 "floor|LD_AUDIT=$floor LDPROF_SHM=1000,131072|$prog" "plain|-|$prog" \
+		"shim|LD_AUDIT=$shim LDPROF_SHM=auto|$prog" >"$TMP/ab" 2>&1
+	p=$(paired "$TMP/ab" plain)
+	s=$(paired "$TMP/ab" shim)
+	check "$name: abexec gives the paired differences ($p plain, $s shim)" test -n "$p" -a -n "$s"
+	check "$name: loading any audit module costs faults ($p without one)" \
+		awk -v p="$p" 'BEGIN { exit !(p <= -1) }'
+	check "$name: the shim adds a fault or so to the floor's ($s)" \
+		awk -v s="$s" 'BEGIN { exit !(s <= 2) }'
+done
+
+"$LDPROF" -n 60 --json $sh >"$TMP/j"
+of=$(json_get "$TMP/j" '["overhead_minflt"]')
+"$ab" -n 60 -w 3 "floor|LD_AUDIT=$floor|$sh" "plain|-|$sh" >"$TMP/ab" 2>&1
+d=$(awk -v p="$(paired "$TMP/ab" plain)" 'BEGIN { print -p }')
+check "the report's overhead faults ($of) are the floor's ($d) plus a fault or so" \
+	awk -v o="$of" -v d="$d" 'BEGIN { exit !(o != "" && o <= d + 2) }'
+done_testing
