@@ -2,7 +2,8 @@
  * libFuzzer target for trace files (`ldprof report`, `ldprof diff`). An
  * input is read through the entry report uses (saved_trace_open, on a
  * memfd by its /proc path, so the file reader itself runs), and the report
- * it builds is rendered as text and JSON. No input may crash, hang, leak or
+ * it builds is rendered as text and JSON (with samples, as folded, chrome
+ * and HTML too). No input may crash, hang, leak or
  * read without bound. Build and run with `make fuzz`.
  *
  * An input is either a whole file (it starts with the magic), or a list of
@@ -116,6 +117,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (saved_trace_open(path, &t, &info, &rep, &err) == 0) {
 		render_text(devnull, &rep, &style);
 		render_json(devnull, &rep);
+		if (rep.samples) { /* --sample's renderers: what the other formats add */
+			render_folded(devnull, &rep, false);
+			render_chrome(devnull, &rep, true);
+			render_html(devnull, &rep);
+		}
 	}
 	saved_trace_free(&t, &rep);
 	bb_free(&packed);

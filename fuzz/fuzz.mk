@@ -3,8 +3,9 @@
 #   fuzz-deps       the ELF parser and the binding simulation (`ldprof deps`);
 #                   seeds: the deps fixtures and tools/deps-mkbad.py's mutants
 #   fuzz-tracefile  a trace file through report's entry (saved_trace_open)
-#                   and the text and JSON renderers; seeds: traces recorded
-#                   from the run fixtures, whole, cut short, and as their
+#                   and the text, JSON, folded, chrome and HTML renderers;
+#                   seeds: traces recorded from the run fixtures (one with
+#                   --sample's samples), whole, cut short, and as their
 #                   sections in the clear (fuzz/seed-tracefile.c)
 #   fuzz-records    the shim's shared-memory record buffer through its
 #                   decoder and the run analysis, follow mode's per process
@@ -60,6 +61,7 @@ $(FUZZ_DIR)/seed-tracefile: fuzz/seed-tracefile.c $(ANALYZER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ANALYZER_CFLAGS) -o $@ $< $(ANALYZER_LIB) $(ANALYZER_LIBS)
 $(FUZZ_DIR)/corpus-tracefile/.seeded: $(LDPROF) $(SHIM_LIBS) $(FUZZ_TRACE_PROGS) fuzz/fuzz.mk \
+				      $(SAMPLEFIX)/prog \
 				      $(FUZZ_DIR)/seed-tracefile \
 				      $(wildcard fuzz/regressions/tracefile/*)
 	rm -rf $(@D)
@@ -73,6 +75,8 @@ $(FUZZ_DIR)/corpus-tracefile/.seeded: $(LDPROF) $(SHIM_LIBS) $(FUZZ_TRACE_PROGS)
 	done
 	./$(LDPROF) record -n 70 -w 0 --no-overhead -o $(@D)/long.ldprof $(RUNFIX)/run-diamond/prog \
 		>/dev/null 2>&1
+	./$(LDPROF) record --sample -n 2 -w 0 --no-overhead -o $(@D)/sampled.ldprof \
+		$(SAMPLEFIX)/prog >/dev/null 2>&1
 	for f in $(@D)/*.ldprof; do \
 		case $$f in *-cut.ldprof) ;; \
 		*) $(FUZZ_DIR)/seed-tracefile $$f $${f%.ldprof}.sections || exit 1;; esac; \

@@ -13,7 +13,7 @@ SHIM_LIBS    := $(SHIM_AUDIT) $(SHIM_SYMBIND) $(SHIM_PRELOAD)
 
 SHIM_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -ffreestanding -fno-builtin \
 	       -fno-stack-protector -fno-stack-clash-protection -fvisibility=hidden \
-	       -fno-asynchronous-unwind-tables -fcf-protection=none -Ipreload/include -MMD -MP
+	       -fasynchronous-unwind-tables -fcf-protection=none -Ipreload/include -MMD -MP
 # -z norelro: each shim's GOT and data share one page, so ld.so's relocation
 # and our first write cost one copy-on-write fault instead of two.
 SHIM_LDFLAGS = -shared -nostdlib -Wl,--hash-style=gnu -Wl,-z,norelro -Wl,-z,noexecstack -Wl,-z,noseparate-code \

@@ -37,6 +37,18 @@
 			 "let the program write to the terminal (default: its\n"                   \
 			 "stdout and stderr go to /dev/null; stdin is /dev/null)")
 
+/* run and record: --sample (run/sample.h). */
+#define SAMPLE_OPTIONS(p)                                                                          \
+	OPT_BOOL(0, "sample", &(p)->sample,                                                        \
+		 "also sample what runs inside each phase (perf cpu-clock,\n"                      \
+		 "user space, unwound offline): extra runs, not timed"),                           \
+		OPT_BOOL(0, "sample-required", &(p)->sample_required,                              \
+			 "--sample, and exit 1 (after the report) when the\n"                        \
+			 "kernel refuses to sample"),                                              \
+		OPT_UNSIGNED(0, "sample-period", "US", &(p)->sample_period_us, 10, 100000,         \
+			     "--sample: a sample every US microseconds of CPU\n"                   \
+			     "time (default 20)")
+
 #define FORMAT_BIT(f)  (1ul << (f))
 #define REPORT_FORMATS 0ul /* all of them */
 

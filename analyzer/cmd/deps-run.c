@@ -38,18 +38,18 @@ struct sink {
 	size_t outsize, errsize;
 };
 
-static void render(FILE *f, const struct deps_report *r, const struct deps_options *opt, int nfiles)
+static void render(FILE *f, const struct deps_report *r, const struct pool *pool)
 {
+	const struct deps_options *opt = pool->opt;
 	struct json j;
 
 	if (opt->json) {
-		/* A member of the "files" array: the writer adds the commas. */
-		json_begin(&j, f);
-		j.depth = 2;
-		j.first[2] = true;
+		/* A member of the "files" array: write_in_order adds the comma. */
+		json_begin_member(&j, f, pool->j);
 		deps_json_file(&j, r, opt);
+		json_flush(&j);
 	} else if (opt->list) {
-		deps_text_list(f, r, nfiles > 1);
+		deps_text_list(f, r, pool->nfiles > 1);
 	} else if (opt->bindings) {
 		deps_text_bindings(f, r);
 	} else if (opt->unused) {
@@ -78,7 +78,7 @@ static int run_file(struct pool *pool, int i, struct sink *s, bool *missing)
 		fprintf(s->err, "ldprof: %s (needed by %s)\n", r.p.fatal, pool->files[i]);
 		status = EXIT_USAGE;
 	}
-	render(s->out, &r, pool->opt, pool->nfiles);
+	render(s->out, &r, pool);
 	deps_report_free(&r);
 	return status;
 }
@@ -95,14 +95,14 @@ static void write_in_order(struct pool *pool, int i, struct sink *s, int status,
 	pthread_mutex_lock(&pool->lock);
 	while (pool->written != i)
 		pthread_cond_wait(&pool->turn, &pool->lock);
+	if (pool->j)
+		json_flush(pool->j); /* what precedes goes out before the message */
 	fflush(pool->out);
 	fwrite(s->errbuf, 1, (size_t)errlen, stderr);
-	if (outlen > 0 && pool->j) {
-		if (!pool->j->first[pool->j->depth])
-			fputc(',', pool->out);
-		pool->j->first[pool->j->depth] = false;
-	}
-	fwrite(s->outbuf, 1, (size_t)outlen, pool->out);
+	if (outlen > 0 && pool->j)
+		json_raw_member(pool->j, s->outbuf, (size_t)outlen);
+	else
+		fwrite(s->outbuf, 1, (size_t)outlen, pool->out);
 	if (status > pool->status)
 		pool->status = status;
 	pool->missing |= missing;

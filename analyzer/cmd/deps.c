@@ -29,6 +29,7 @@ const char epilogue_deps[] =
 struct deps_args {
 	struct deps_options opt;
 	unsigned jobs;
+	bool pretty;
 	struct out_opts out;
 	struct ldenv_options env;
 	const char **preload;
@@ -63,6 +64,9 @@ static int parse(const struct command *cmd, int argc, char **argv, struct deps_a
 			   "text (default) or json (schema ldprof-deps/1, see\n"
 			   "docs/analyzer.md)"),
 		OPT_JSON(&a->out.format),
+		OPT_BOOL(0, "pretty", &a->pretty,
+			 "json: indented, one value a line (the default only on a\n"
+			 "terminal; elsewhere the document is one compact line)"),
 		OPT_OUTPUT(&a->out.path, "write there (atomically) instead of to standard output"),
 		OPT_STRING('L', "library-path", "DIRS", &a->env.library_path,
 			   "search DIRS first, as LD_LIBRARY_PATH would"),
@@ -86,6 +90,8 @@ static int parse(const struct command *cmd, int argc, char **argv, struct deps_a
 	if (a->opt.list + a->opt.bindings + a->opt.unused + a->opt.missing > 1)
 		return usage_error("deps", "choose one of --list, --bindings, --unused, --missing");
 	a->opt.json = a->out.format == OUT_JSON;
+	if (a->pretty && !a->opt.json)
+		return usage_error("deps", "--pretty is for --json output");
 	a->env.preload = a->preload;
 	a->env.npreload = a->npreload;
 	if (!a->jobs) {
@@ -111,7 +117,9 @@ static int write_reports(FILE *f, void *arg, struct errbuf *err)
 
 	(void)err;
 	if (d->a->opt.json) {
-		json_begin(&j, f);
+		/* Compact unless a person reads it (docs/json.md): a whole /usr/bin
+		   is gigabytes of JSON, half of it indentation when pretty. */
+		json_begin_style(&j, f, d->a->pretty || isatty(fileno(f)));
 		json_obj_open(&j, NULL);
 		json_str(&j, "schema", "ldprof-deps/1");
 		deps_json_loader(&j, d->env, &d->a->opt);

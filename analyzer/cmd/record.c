@@ -33,6 +33,9 @@ static void print_summary(const char *path, const struct trace *t)
 
 	fprintf(stderr, "ldprof record: wrote %zu runs of %s to %s (%.1f KiB)\n", t->nrun,
 		t->program, path, kib);
+	if (t->sampling && t->sampling->runs)
+		fprintf(stderr, "  with %zu samples from %zu sampled runs (--sample)\n",
+			t->sampling->n, t->sampling->runs);
 }
 
 int cmd_record(const struct command *cmd, int argc, char **argv)
@@ -45,6 +48,7 @@ int cmd_record(const struct command *cmd, int argc, char **argv)
 		OPT_GROUP("Options:"),
 		OPT_OUTPUT(&path, "the trace file to write (atomically); required"),
 		PROFILE_OPTIONS(&p),
+		SAMPLE_OPTIONS(&p),
 		OPT_HELP(),
 		OPT_END(),
 	};
@@ -53,6 +57,10 @@ int cmd_record(const struct command *cmd, int argc, char **argv)
 	profile_opts_defaults(&p);
 	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
+	p.sample = p.sample || p.sample_required;
+	if (p.sample && p.follow)
+		return usage_error(cmd->name,
+				   "--sample: not available with -f (one process is sampled)");
 	if (!path)
 		return usage_error("record", "no trace file given (-o FILE)");
 	r = model_profile_program(&p, argc - first, argv + first, &t);
@@ -67,6 +75,7 @@ int cmd_record(const struct command *cmd, int argc, char **argv)
 			print_summary(path, &t);
 		}
 	}
+	r = profile_sample_status(&p, &t, r);
 	trace_free(&t);
 	return r;
 }

@@ -67,6 +67,12 @@ static void print_info(const char *path, const struct trace *t, const struct tra
 	printf("  env:     %s\n", t->nenv ? "" : " (no LD_* variables)");
 	for (size_t i = 0; i < t->nenv; i++)
 		printf("    %s\n", term_safe(t->env[i]));
+	if (t->sampling)
+		printf("  samples:  %zu from %zu sampled runs, one per %llu ns of CPU, %zu frames%s%s\n",
+		       t->sampling->n, t->sampling->runs,
+		       (unsigned long long)t->sampling->period_ns, t->sampling->nframe,
+		       t->sampling->refused ? "; refused: " : "",
+		       t->sampling->refused ? term_clean(t->sampling->refused) : "");
 	print_objects(t);
 	if (fi->unknown_skipped)
 		printf("  (%zu sections of newer types skipped)\n", fi->unknown_skipped);

@@ -30,6 +30,7 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_GROUP("Options:"),
 		PROFILE_OPTIONS(&p),
+		SAMPLE_OPTIONS(&p),
 		REPORT_OUTPUT_OPTIONS(&out),
 		OPT_HELP(),
 		OPT_END(),
@@ -39,6 +40,10 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	profile_opts_defaults(&p);
 	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
+	p.sample = p.sample || p.sample_required;
+	if (p.sample && p.follow)
+		return usage_error(cmd->name,
+				   "--sample: not available with -f (one process is sampled)");
 	if (p.follow && out.format == OUT_FOLDED) { /* said before the runs, not after */
 		error_msg("--format folded: not available with -f (use chrome or json)");
 		return EXIT_USAGE;
@@ -52,6 +57,7 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 		}
 		report_free(&rep);
 	}
+	r = profile_sample_status(&p, &t, r);
 	trace_free(&t);
 	return r;
 }

@@ -120,6 +120,7 @@ struct report {
 	size_t nadvice;
 	char **notes; /* plain sentences the renderers print */
 	size_t nnotes, capnotes;
+	struct sample_report *samples; /* --sample: per phase (model/samples.h); NULL without */
 };
 
 void report_build(const struct trace *t, struct report *rep);

@@ -8,6 +8,7 @@
 
 #include "ldprof-record.h"
 #include "model/analyze.h"
+#include "model/samples.h"
 
 char *describe_status(int st)
 {
@@ -402,7 +403,7 @@ void report_build(const struct trace *t, struct report *rep)
 	rep->interrupted = t->interrupted;
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
-		rep->warmup_runs += r->warmup;
+		rep->warmup_runs += r->warmup && !r->sampled;
 		rep->plain_runs += trace_run_counted(r, false);
 		if (!trace_run_counted(r, true))
 			continue;
@@ -438,6 +439,10 @@ void report_build(const struct trace *t, struct report *rep)
 	/* Kept for the per-run renderers, and for compare and diff to resample. */
 	rep->bd = bd;
 	rep->nbd = nbd;
+	if (t->sampling) {
+		rep->samples = xcalloc(1, sizeof *rep->samples);
+		samples_build(rep, rep->samples);
+	}
 	free(s.v);
 }
 
@@ -481,5 +486,9 @@ void report_free(struct report *rep)
 	for (size_t i = 0; i < rep->nnotes; i++)
 		free(rep->notes[i]);
 	free(rep->notes);
+	if (rep->samples) {
+		samples_free(rep->samples);
+		free(rep->samples);
+	}
 	memset(rep, 0, sizeof *rep);
 }

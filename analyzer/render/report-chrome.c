@@ -2,7 +2,8 @@
  * Chrome/Perfetto trace JSON: one thread per run shown (the median one, or
  * every counted run), each a track with the whole run, its phases, and per
  * object slices of loading, relocation, constructors and destructors
- * nested inside. ts and dur are microseconds, printed from whole
+ * nested inside; with --sample, the sampled runs' tracks and their samples
+ * (samples-chrome.c). ts and dur are microseconds, printed from whole
  * nanoseconds so that rounding never breaks the nesting.
  */
 #include <math.h>
@@ -10,6 +11,7 @@
 
 #include "base/out/json.h"
 #include "render/render.h"
+#include "render/samples.h"
 #include "model/timeline.h"
 #include "base/version.h"
 
@@ -163,6 +165,8 @@ void render_chrome(FILE *f, const struct report *rep, bool all_runs)
 			continue;
 		thread(f, rep, i, tid++, i == median);
 	}
+	if (samples_present(rep))
+		render_samples_chrome(f, rep, all_runs, PID, tid);
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n", f);
 	other_data(f, rep);
 	fputs("}\n", f);

@@ -3,11 +3,13 @@
  * "sh.dynamic;relocate;libedit.so.2 412", one line per stack, the count in
  * whole microseconds of the slice's own time. The median run by default
  * (the lines add up to its total), or the sum over every counted run.
+ * A trace with --sample samples gives them instead (samples-folded.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/render.h"
+#include "render/samples.h"
 #include "model/timeline.h"
 
 struct stack_total {
@@ -83,6 +85,10 @@ void render_folded(FILE *f, const struct report *rep, bool all_runs)
 	size_t median = median_run(rep);
 	int64_t cum_ns = 0, printed_us = 0;
 
+	if (samples_present(rep)) { /* --sample: what ran, rather than the phases' times */
+		render_samples_folded(f, rep);
+		return;
+	}
 	for (size_t i = 0; i < rep->t->nrun; i++)
 		if (all_runs ? run_counted(rep, i) : i == median)
 			add_run(&fo, rep, i);

@@ -151,8 +151,9 @@ struct hist {
 static void fill(struct hist *h, int k, const double *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int b = (int)((v[i] - h->lo) / (h->hi - h->lo) * BINS);
-		b = b < 0 ? 0 : b >= BINS ? BINS - 1 : b;
+		/* Clamped as a double: a damaged trace's total need not fit an int. */
+		double x = (v[i] - h->lo) / (h->hi - h->lo) * BINS;
+		int b = !(x >= 0) ? 0 : x >= BINS ? BINS - 1 : (int)x;
 		if (++h->count[k][b] > h->max)
 			h->max = h->count[k][b];
 	}

@@ -3,7 +3,8 @@
  * lines of script; nothing fetched), readable at 1280x800 and in print.
  * The timeline of the median run, the phases, the per-library table
  * (sortable by column), the distribution of totals, the static-link
- * verdict and recommendations when the model gave them, and the notes.
+ * verdict and recommendations when the model gave them, --sample's flame
+ * graph (samples-html.c), and the notes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "render/html.h"
 #include "render/render.h"
+#include "render/samples.h"
 #include "model/timeline.h"
 #include "base/version.h"
 
@@ -320,6 +322,7 @@ void render_html(FILE *f, const struct report *rep)
 	phase_table(f, rep);
 	library_table(f, rep);
 	distribution_section(f, rep);
+	render_samples_html(f, rep);
 	overhead_and_notes(f, rep);
 	fputs("<footer>ldprof " LDPROF_VERSION "</footer>\n", f);
 	fputs(script, f);

@@ -7,6 +7,8 @@
 #include "base/out/json.h"
 #include "model/model.h"
 #include "render/render.h"
+#include "model/samples.h"
+#include "render/samples.h"
 #include "model/timeline.h"
 #include "base/version.h"
 
@@ -413,6 +415,8 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 		render_json_summary(&j, "plain_total_us", &rep->plain_total);
 	else
 		json_null(&j, "plain_total_us");
+	if (rep->samples) /* --sample: what sampling costs the runs it samples */
+		render_json_summary(&j, "sampled_total_us", &rep->samples->total_us);
 	phases(&j, rep);
 	json_num(&j, "phase_sum_us", rep->profiled ? rep->phase_sum_us : NAN);
 	libraries(&j, rep);
@@ -422,6 +426,7 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 	outcomes(&j, rep);
 	usage(&j, rep);
 	per_run(&j, rep);
+	render_samples_json(&j, rep);
 	render_json_notes(&j, rep->notes, rep->nnotes);
 	json_obj_close(&j);
 	*jw = j;

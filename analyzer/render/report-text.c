@@ -7,6 +7,7 @@
 
 #include "base/out/textsafe.h"
 #include "render/render.h"
+#include "render/samples.h"
 #include "render/text-out.h"
 #include "model/timeline.h"
 
@@ -348,4 +349,5 @@ void render_text(FILE *f, const struct report *rep, const struct text_style *st)
 	overhead_line(&o, rep);
 	for (size_t i = 0; i < rep->nnotes; i++)
 		fprintf(f, "  %snote:%s %s\n", BOLD(&o), RESET(&o), term_clean(rep->notes[i]));
+	render_samples_text(&o, rep);
 }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -26,7 +25,7 @@ static void unpublish_live(struct follow *f);
 
 static long page_size(void)
 {
-	return sysconf(_SC_PAGESIZE);
+	return perf_page_size();
 }
 
 int follow_init(struct follow *f, struct errbuf *err)
@@ -61,12 +60,8 @@ int follow_init(struct follow *f, struct errbuf *err)
 
 static void rings_close(struct follow *f)
 {
-	for (size_t i = 0; i < f->nring; i++) {
-		if (f->ring[i].base)
-			munmap(f->ring[i].base, f->ring[i].data_size + (size_t)page_size());
-		if (f->ring[i].fd >= 0)
-			close(f->ring[i].fd);
-	}
+	for (size_t i = 0; i < f->nring; i++)
+		perf_ring_close(&f->ring[i]);
 	free(f->ring);
 	f->ring = NULL;
 	f->nring = 0;
@@ -93,31 +88,13 @@ void follow_fini(struct follow *f)
 	records_free(f);
 	free(f->rec);
 	free(f->reap);
-	free(f->scratch);
+	free(f->scratch.buf);
 	if (f->sigfd >= 0)
 		close(f->sigfd);
 	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 	memset(f, 0, sizeof *f);
 	f->inherit_fd = -1;
 	f->sigfd = -1;
-}
-
-/* (rdtsc, CLOCK_MONOTONIC_RAW) at one instant: the tightest of a few reads. */
-static void clock_pair(uint64_t *tsc, uint64_t *ns)
-{
-	uint64_t best = UINT64_MAX;
-
-	for (int i = 0; i < 5; i++) {
-		struct timespec ts;
-		uint64_t a = tsc_now();
-		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-		uint64_t b = tsc_now();
-		if (b - a < best) {
-			best = b - a;
-			*tsc = a + (b - a) / 2;
-			*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-		}
-	}
 }
 
 void follow_prepare(struct follow *f)
@@ -132,7 +109,7 @@ void follow_prepare(struct follow *f)
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 	getrusage(RUSAGE_CHILDREN, &f->ru0);
-	clock_pair(&f->start_tsc, &f->start_ns);
+	perf_clock_pair(&f->start_tsc, &f->start_ns);
 	if (!f->cal_tsc) {
 		f->cal_tsc = f->start_tsc;
 		f->cal_ns = f->start_ns;
@@ -172,29 +149,10 @@ static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* mmap fd's ring, halving it while the locked-memory limits refuse. */
-static int ring_map(struct follow_ring *r, int fd, size_t bytes)
-{
-	long pg = page_size();
-
-	r->fd = fd;
-	for (; bytes >= (size_t)pg; bytes /= 2) {
-		void *p = mmap(NULL, bytes + (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (p != MAP_FAILED) {
-			r->base = p;
-			r->data_size = bytes;
-			return 0;
-		}
-		if (errno != EPERM && errno != ENOMEM)
-			break;
-	}
-	return -errno;
-}
-
-static struct follow_ring *ring_add(struct follow *f)
+static struct perf_ring *ring_add(struct follow *f)
 {
 	f->ring = xrealloc(f->ring, (f->nring + 1) * sizeof *f->ring);
-	f->ring[f->nring] = (struct follow_ring){.fd = -1};
+	f->ring[f->nring] = (struct perf_ring){.fd = -1};
 	return &f->ring[f->nring++];
 }
 
@@ -209,7 +167,7 @@ static int attach_set_output(struct follow *f, pid_t pid, const char **what)
 	if ((fd = perf_open(&a, pid, -1)) < 0)
 		return -errno;
 	*what = "mmap of the perf ring";
-	if ((r = ring_map(ring_add(f), fd, f->ring_bytes)))
+	if ((r = perf_ring_map(ring_add(f), fd, f->ring_bytes)))
 		return r;
 	fill_attr(&a, true, f->ring_bytes);
 	*what = "perf_event_open (inherited)";
@@ -237,7 +195,7 @@ static int attach_per_cpu(struct follow *f, pid_t pid, const char **what)
 		if (fd < 0)
 			return -errno;
 		*what = "mmap of a per-CPU perf ring";
-		if ((r = ring_map(ring_add(f), fd, f->ring_bytes)))
+		if ((r = perf_ring_map(ring_add(f), fd, f->ring_bytes)))
 			return r;
 	}
 	return f->nring ? 0 : -ENODEV;
@@ -308,8 +266,9 @@ static uint64_t u64_at(const char *p, size_t off)
 }
 
 /* One whole record; bounds are checked against its own size. */
-static void decode(struct follow *f, const char *p, size_t size)
+static void decode(void *arg, const char *p, size_t size)
 {
+	struct follow *f = arg;
 	struct perf_event_header h;
 	struct follow_rec r = {0};
 
@@ -349,38 +308,6 @@ static void decode(struct follow *f, const char *p, size_t size)
 		return;
 	}
 	add_rec(f, &r);
-}
-
-static void ring_drain(struct follow *f, struct follow_ring *rg)
-{
-	struct perf_event_mmap_page *pg = rg->base;
-	const char *data = (const char *)rg->base + page_size();
-	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = pg->data_tail;
-	size_t mask = rg->data_size - 1;
-
-	while (tail + sizeof(struct perf_event_header) <= head) {
-		struct perf_event_header h;
-		size_t off = tail & mask;
-		/* Records are 8-byte aligned, so a header never wraps. */
-		memcpy(&h, data + off, sizeof h);
-		if (h.size < sizeof h || tail + h.size > head)
-			break;
-		if (off + h.size <= rg->data_size) {
-			decode(f, data + off, h.size);
-		} else {
-			size_t first = rg->data_size - off;
-			if (f->scratch_size < h.size) {
-				f->scratch = xrealloc(f->scratch, h.size);
-				f->scratch_size = h.size;
-			}
-			memcpy(f->scratch, data + off, first);
-			memcpy(f->scratch + first, data, h.size - first);
-			decode(f, f->scratch, h.size);
-		}
-		tail += h.size;
-	}
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
 static void add_reap(struct follow *f, pid_t pid, int status)
@@ -433,7 +360,7 @@ static void drain_sigfd(struct follow *f)
 static void drain_all(struct follow *f)
 {
 	for (size_t i = 0; i < f->nring; i++)
-		ring_drain(f, &f->ring[i]);
+		perf_ring_drain(&f->ring[i], &f->scratch, decode, f);
 }
 
 /*
@@ -511,7 +438,7 @@ static void clock_map(const struct follow *f, struct follow_clock *c)
 {
 	uint64_t end_tsc, end_ns;
 
-	clock_pair(&end_tsc, &end_ns);
+	perf_clock_pair(&end_tsc, &end_ns);
 	c->tsc0 = f->start_tsc;
 	c->ns0 = f->start_ns;
 	c->ticks_per_ns = end_ns > f->cal_ns && end_tsc > f->cal_tsc

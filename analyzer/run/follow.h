@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include "base/util.h"
+#include "run/perf-ring.h"
 #include "trace/tree.h"
 
 /* One task record, decoded from a ring. */
@@ -43,16 +44,10 @@ struct follow_reap {
 	uint64_t ts; /* TSC ticks */
 };
 
-struct follow_ring {
-	int fd;
-	void *base; /* the control page, then data_size bytes of data */
-	size_t data_size;
-};
-
 struct follow {
 	bool active;	    /* attached to a run now */
 	int sigfd;	    /* SIGCHLD, for reaps of orphans (blocked while a run is followed) */
-	struct follow_ring *ring;
+	struct perf_ring *ring;
 	size_t nring;
 	int inherit_fd;	    /* the inherited event, with SET_OUTPUT; -1 in per-cpu mode */
 	bool per_cpu;	    /* the fallback */
@@ -67,8 +62,7 @@ struct follow {
 	bool top_reaped, all_reaped;
 	struct rusage ru0;	    /* RUSAGE_CHILDREN before the run */
 	long maxrss_kb;		    /* the largest of this run's reaped processes (with theirs) */
-	char *scratch;		    /* one record that wrapped around the ring */
-	size_t scratch_size;
+	struct perf_scratch scratch; /* one record that wrapped around the ring */
 	size_t ring_bytes;	    /* data bytes per ring: LDPROF_FOLLOW_RING_KB or a default */
 	/* The live processes, for the signal handlers (interrupt_set_extra): two, in turn. */
 	pid_t *live[2];

@@ -45,23 +45,28 @@ static void signal_run(struct launcher *l, pid_t pid, int sig)
 static bool wait_some(struct launcher *l, pid_t pid, int pidfd, int ms)
 {
 	/* -f: a ring per CPU in the fallback, then SIGCHLD and the wake-up. */
-	size_t max = l->follow ? l->fl.nring + 2 : 2, n = 0;
+	size_t max = (l->follow ? l->fl.nring + 2 : 2) + 1, n = 0;
 	struct pollfd *p = xcalloc(max, sizeof *p);
-	bool done;
+	bool sampling = l->sampling && sampler_active(l->sampler), done;
 
+	/* --sample: its ring, drained while the run goes on. */
+	if (sampling)
+		p[n++] = sampler_pollfd(l->sampler);
 	if (l->follow)
-		n = follow_pollfds(&l->fl, p, max - 1);
+		n += follow_pollfds(&l->fl, p + n, max - n - 1);
 	else
 		p[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = interrupt_wake_fd(), .events = POLLIN};
 	poll(p, n, ms);
 	if (p[n - 1].revents)
 		interrupt_drain();
+	if (sampling)
+		sampler_service(l->sampler);
 	if (l->follow) {
 		follow_service(&l->fl);
 		done = follow_done(&l->fl);
 	} else {
-		done = pidfd >= 0 ? (p[0].revents & POLLIN) != 0 : exited(pid);
+		done = pidfd >= 0 ? (p[sampling].revents & POLLIN) != 0 : exited(pid);
 	}
 	free(p);
 	return done;

@@ -186,6 +186,10 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 		goto out;
 	}
 	l->follow = o->follow;
+	if (o->sample) {
+		l->sampler = xcalloc(1, sizeof *l->sampler);
+		sampler_init(l->sampler, o->sample_period_ns);
+	}
 	if ((r = o->follow ? shm_create_follow(&l->shm, o->follow_bytes, o->follow_chunk, err)
 			   : shm_create(&l->shm, SHM_BYTES, err)))
 		goto out;
@@ -220,6 +224,10 @@ void launcher_fini(struct launcher *l)
 	free(l->path);
 	if (l->follow)
 		follow_fini(&l->fl);
+	if (l->sampler) {
+		sampler_fini(l->sampler);
+		free(l->sampler);
+	}
 	memset(l, 0, sizeof *l);
 	l->shm.fd = -1;
 	l->devnull = -1;
@@ -311,17 +319,28 @@ static void close_gate(struct launcher *l)
 	l->gate[0] = l->gate[1] = -1;
 }
 
-/* -f: attach the events to the waiting child, then let it exec. */
+/* -f, --sample: attach the events to the waiting child, then let it exec. */
 static int start_following(struct launcher *l, pid_t pid, struct errbuf *err)
 {
 	int ret = 0;
 
 	if (l->gate[1] >= 0) {
-		if (!(ret = follow_attach(&l->fl, pid, err)) && write(l->gate[1], "x", 1) != 1)
+		if (l->follow)
+			ret = follow_attach(&l->fl, pid, err);
+		if (!ret && l->sampling)
+			l->sample_refused = (ret = sampler_attach(l->sampler, pid, err)) != 0;
+		if (!ret && write(l->gate[1], "x", 1) != 1)
 			ret = set_err(err, errno, "pipe: %s", strerror(errno));
 	}
 	close_gate(l);
 	return ret;
+}
+
+/* The child's gate closed without a byte: it exits at once; reap it. */
+static void reap_refused(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 /*
@@ -345,10 +364,12 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
 	l->tty_now = l->tty.give && terminal_ours(&l->tty);
 	interrupt_take_suspended();
-	if (l->follow && profiled && pipe2(l->gate, O_CLOEXEC))
+	if (((l->follow && profiled) || l->sampling) && pipe2(l->gate, O_CLOEXEC))
 		return set_err(err, errno, "pipe: %s", strerror(errno));
 	if (l->follow)
 		follow_prepare(&l->fl);
+	if (l->sampling)
+		sampler_prepare(l->sampler);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -362,9 +383,14 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 		child(l, profiled);
 	setpgid(pid, pid); /* as the child does: whichever runs first */
 	interrupt_set_group(pid);
-	if (l->follow && (ret = start_following(l, pid, err))) {
+	if (l->gate[1] >= 0 && (ret = start_following(l, pid, err))) {
 		interrupt_set_group(0);
-		follow_abort(&l->fl);
+		if (l->follow)
+			follow_abort(&l->fl);
+		else
+			reap_refused(pid);
+		if (l->sampling)
+			sampler_abort(l->sampler);
 		return ret;
 	}
 	pidfd = l->follow ? -1 : (int)syscall(SYS_pidfd_open, pid, 0);
@@ -430,6 +456,24 @@ int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trac
 	shm_collect(&l->shm, pid, t, r);
 	if (r->tree)
 		join_shim(l, t, r);
+	return 0;
+}
+
+int launcher_run_sampled(struct launcher *l, struct trace *t, struct trace_run *r, uint32_t run,
+			 struct errbuf *err)
+{
+	int ret;
+
+	l->sampling = true;
+	l->sample_refused = false;
+	ret = launcher_run(l, true, t, r, err);
+	l->sampling = false;
+	r->sampled = true;
+	if (ret) {
+		sampler_abort(l->sampler);
+		return ret;
+	}
+	sampler_finish(l->sampler, t, run);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 #include "run/follow.h"
+#include "run/sample.h"
 #include "run/shm.h"
 #include "run/terminal.h"
 #include "trace/trace.h"
@@ -35,7 +36,10 @@ struct launcher {
 	struct terminal tty;
 	bool tty_now; /* this run starts with the terminal */
 	struct follow fl;
-	int gate[2];  /* -f: the child waits on gate[0] until the events are attached */
+	int gate[2];  /* -f, --sample: the child waits on gate[0] until the events are attached */
+	struct sampler *sampler; /* --sample; NULL without it */
+	bool sampling;		 /* this run is sampled */
+	bool sample_refused;	 /* the kernel refused the event (err says why) */
 };
 
 /* How long a run may take to exit after Ctrl-C passed SIGINT on to it. */
@@ -58,6 +62,9 @@ struct launch_opts {
 	bool follow;
 	size_t follow_bytes;
 	uint32_t follow_chunk;
+	/* --sample: some profiled runs are sampled (launcher_run_sampled), every period_ns. */
+	bool sample;
+	uint64_t sample_period_ns;
 };
 
 int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf *err);
@@ -72,6 +79,15 @@ void launcher_fini(struct launcher *l);
  */
 int launcher_run(struct launcher *l, bool profiled, struct trace *t, struct trace_run *r,
 		 struct errbuf *err);
+
+/*
+ * A profiled run sampled by perf (sample.h): as launcher_run, and its
+ * samples go to t->sampling as run `run`. When the kernel refuses the
+ * event, -EACCES (or another -errno) with err set, "perf_event_open: ...",
+ * and no run was made.
+ */
+int launcher_run_sampled(struct launcher *l, struct trace *t, struct trace_run *r, uint32_t run,
+			 struct errbuf *err);
 
 /*
  * One more run, outside the measurement, with the program's stderr captured:

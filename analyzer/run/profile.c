@@ -44,6 +44,15 @@ static size_t follow_buffer_bytes(void)
 	return kb && *kb ? (size_t)strtoul(kb, NULL, 10) * 1024 : 0;
 }
 
+/* --sample: a sampled run per two timed rounds, so half as many as timed ones. */
+#define SAMPLE_EVERY 2u
+
+static uint64_t sample_period_ns(const struct profile_opts *o)
+{
+	return o->sample_period_us ? (uint64_t)o->sample_period_us * 1000u
+				   : SAMPLE_PERIOD_NS_DEFAULT;
+}
+
 static int run_sides(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
 		     struct target *tg, struct trace *traces, bool for_compare)
 {
@@ -57,6 +66,7 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 	int r = EXIT_OK;
 
 	run_plan_resolve(&plan, o->follow);
+	plan.sample_every = o->sample ? SAMPLE_EVERY : 0;
 	if (for_compare)
 		plan.plain = plan.adapt_on_plain = true;
 	for (; ready < n; ready++) {
@@ -69,7 +79,9 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 					 .preload = o->preload,
 					 .symbind = o->symbind,
 					 .follow = o->follow,
-					 .follow_bytes = follow_buffer_bytes()};
+					 .follow_bytes = follow_buffer_bytes(),
+					 .sample = o->sample && !tg[ready].is_static,
+					 .sample_period_ns = sample_period_ns(o)};
 		if (launcher_init(&l[ready], &lo, &err)) {
 			error_msg("%s", err.msg);
 			r = EXIT_FAIL;
@@ -78,6 +90,8 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 		sides[ready] = (struct runner_side){&l[ready], &traces[ready],
 						    !tg[ready].is_static || o->follow};
 		traces[ready].follow = o->follow;
+		if (o->sample)
+			traces[ready].sampling = sampling_new(sample_period_ns(o));
 	}
 	tsc_cal_begin(&cal);
 	if (runner_execute_multi(sides, n, &plan, &interrupted, &err)) {
@@ -88,6 +102,8 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 	for (size_t i = 0; i < n; i++) {
 		traces[i].tsc_hz = hz;
 		traces[i].interrupted = interrupted;
+		if (traces[i].sampling && traces[i].sampling->refused)
+			error_msg("sampling: %s", traces[i].sampling->refused);
 		if (!r && !runner_counted(&traces[i], sides[i].profiled && !for_compare)) {
 			error_msg("%s: interrupted before the first run completed",
 				  traces[i].program);
@@ -124,6 +140,13 @@ out:
 	for (size_t i = 0; i < n; i++)
 		target_free(&tg[i]);
 	free(tg);
+	return r;
+}
+
+int profile_sample_status(const struct profile_opts *o, const struct trace *t, int r)
+{
+	if (r == EXIT_OK && o->sample_required && t->sampling && t->sampling->refused)
+		return EXIT_FAIL;
 	return r;
 }
 

@@ -17,6 +17,10 @@ struct profile_opts {
 	bool preload;
 	bool symbind;
 	bool follow; /* -f: every process of the workload (follow.h) */
+	/* --sample: perf samples of extra, uncounted runs after the timed ones (sample.h). */
+	bool sample;
+	unsigned long sample_period_us; /* --sample-period; 0 = the default, 20 */
+	bool sample_required;		/* --sample-required: a refusal fails the command */
 	double timeout_s;
 };
 
@@ -29,6 +33,9 @@ void profile_opts_defaults(struct profile_opts *o);
  * the first run; messages are printed.
  */
 int profile_program(const struct profile_opts *o, int argc, char **argv, struct trace *t);
+
+/* After the report: EXIT_FAIL when --sample-required and the kernel refused, else r. */
+int profile_sample_status(const struct profile_opts *o, const struct trace *t, int r);
 
 /* A command line to profile. */
 struct profile_cmd {

@@ -59,25 +59,88 @@ static bool precise_enough(const struct trace *t, bool profiled, double target)
 	return ci_relative_halfwidth(&s) <= target;
 }
 
+/* Forget the run just added. */
+static void drop_last(struct trace *t)
+{
+	struct trace_run *r = &t->run[t->nrun - 1];
+
+	free(r->ev);
+	if (r->tree) {
+		run_tree_free(r->tree);
+		free(r->tree);
+	}
+	memset(r, 0, sizeof *r);
+	t->nrun--;
+}
+
 static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t, struct errbuf *err)
 {
 	struct trace_run *r = trace_add_run(t);
 	int ret = launcher_run(l, profiled, t, r, err);
 
 	r->warmup = warmup;
-	if (ret) {
-		/*
-		 * A run that never started, that Ctrl-C cut short, or that
-		 * stopped for the terminal is not a sample.
-		 */
-		free(r->ev);
-		if (r->tree) {
-			run_tree_free(r->tree);
-			free(r->tree);
-		}
-		t->nrun--;
+	/*
+	 * A run that never started, that Ctrl-C cut short, or that stopped
+	 * for the terminal is not a sample.
+	 */
+	if (ret)
+		drop_last(t);
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+/*
+ * --sample: a sampled run, uncounted. When the kernel refuses the event,
+ * no run was made: the reason goes to the trace and sampling stops.
+ */
+static int sampled(struct launcher *l, struct trace *t, struct errbuf *err)
+{
+	struct trace_run *r = trace_add_run(t);
+	int ret = launcher_run_sampled(l, t, r, (uint32_t)(t->nrun - 1), err);
+
+	r->warmup = true; /* never in the timing */
+	if (!ret)
+		return 0;
+	drop_last(t);
+	if (l->sample_refused) {
+		t->sampling->refused = xstrdup(err->msg);
+		return 0;
 	}
 	return ret == -EAGAIN ? 0 : ret;
+}
+
+/* The sampled runs a side is owed: one per sample_every counted rounds, rounded up. */
+static size_t samples_owed(const struct runner_side *sd, const struct run_plan *p)
+{
+	const struct trace_sampling *s = sd->t->sampling;
+
+	if (!p->sample_every || !sd->profiled || !s || s->refused)
+		return 0;
+	size_t want = (runner_counted(sd->t, true) + p->sample_every - 1) / p->sample_every;
+	return want > s->runs ? want - s->runs : 0;
+}
+
+/*
+ * After the timed rounds, the sampled runs, side by side. Not interleaved
+ * with the timed runs: for about a second after its last perf event closes,
+ * the kernel keeps its context-switch hooks on (perf_sched_events, turned
+ * off by delayed work), which made the timed runs of the sample shell 8%
+ * slower when every other round was sampled (docs/design.md).
+ */
+static int sample_rounds(struct runner_side *sides, size_t n, const struct run_plan *p,
+			 struct errbuf *err)
+{
+	int r = 0;
+	bool more = true;
+
+	while (!r && more && !interrupt_requested()) {
+		more = false;
+		for (size_t i = 0; i < n && !r; i++)
+			if (samples_owed(&sides[i], p)) {
+				r = sampled(sides[i].l, sides[i].t, err);
+				more = true;
+			}
+	}
+	return r;
 }
 
 /* One round for one side: its profiled run, then its plain run. */
@@ -169,6 +232,8 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 		if (done)
 			break;
 	}
+	if (!r)
+		r = sample_rounds(sides, n, p, err);
 	*interrupted = interrupt_requested();
 	if (r == -EINTR)
 		r = 0;

@@ -20,6 +20,13 @@ struct run_plan {
 	double target_rel_ci; /* adaptive: stop when the CI is within this */
 	bool plain;	      /* interleave plain runs for the overhead figure */
 	bool adapt_on_plain;  /* adaptive stop on the plain totals (compare) */
+	/*
+	 * --sample: after the timed rounds, one sampled run per sample_every
+	 * counted rounds, never counted in the timing; 0 = none. Sampling
+	 * stops for good when the kernel refuses it (trace.sampling->refused
+	 * says why).
+	 */
+	unsigned sample_every;
 };
 
 /* One program of several run side by side (compare): its launcher and trace. */
@@ -43,11 +50,10 @@ void run_plan_resolve(struct run_plan *p, bool follow);
  * Execute the plan for one or several programs, interleaved round by round
  * (A B A B ...), appending runs to each side's trace: its profiled run when
  * it has one, then its plain run when the plan asks for plain runs. Stops
- * when every side is precise enough. Returns 0, or -errno when a run failed
- * to start (err set). *interrupted is set when SIGINT stopped it; the run it
- * cut short is dropped. When a side's profiled runs all fail where its plain
- * ones succeed, one more run of each finds what the profiled one printed
- * (trace.profiled_failure).
+ * when every side is precise enough; then --sample's sampled runs. Returns 0, or -errno when a run
+ * failed to start (err set). *interrupted is set when SIGINT stopped it; the run it cut short is
+ * dropped. When a side's profiled runs all fail where its plain ones succeed, one more run of each
+ * finds what the profiled one printed (trace.profiled_failure).
  */
 int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_plan *p,
 			 bool *interrupted, struct errbuf *err);

@@ -20,6 +20,7 @@ void trace_free(struct trace *t)
 	for (int i = 0; i < t->argc; i++)
 		free(t->argv[i]);
 	free(t->argv);
+	sampling_free(t->sampling);
 	free(t->program);
 	free(t->elf_path);
 	for (size_t i = 0; i < t->nobj; i++) {

@@ -12,6 +12,7 @@
 
 #include "elf/elfobj.h"
 #include "trace/model-coefs.h"
+#include "trace/samples.h"
 #include "trace/static-facts.h"
 #include "trace/tree.h"
 
@@ -75,7 +76,13 @@ struct run_usage {
 
 struct trace_run {
 	bool profiled; /* started with the shim */
-	bool warmup;
+	bool warmup;   /* not counted in the timing: a warmup run, or a sampled one */
+	/*
+	 * --sample: perf sampled this run (a profiled run), so its times are
+	 * not the program's own; warmup is set too, so that no timing figure
+	 * counts it. Its samples are in trace.sampling.
+	 */
+	bool sampled;
 	uint64_t exec_ts, reap_ts;
 	int wait_status;
 	bool timed_out;
@@ -116,6 +123,7 @@ struct trace {
 	struct model_coefs model;	 /* the calibration the report uses */
 	struct static_facts static_side; /* a static build's own start (verdict) */
 	double fault_us_now;		 /* a page fault's cost when it ran; 0: not measured */
+	struct trace_sampling *sampling; /* --sample; NULL without it */
 };
 
 void trace_init(struct trace *t, int argc, char **argv);

@@ -90,7 +90,14 @@ enum run_tag {
 	RUN_EVENTS = 11,
 };
 
-enum { RUNF_PROFILED = 1, RUNF_WARMUP = 2, RUNF_TIMED_OUT = 4, RUNF_SHIM_ATTACHED = 8 };
+/* A sampled run is flagged warmup too: a reader before --sample leaves it out of the timing. */
+enum {
+	RUNF_PROFILED = 1,
+	RUNF_WARMUP = 2,
+	RUNF_TIMED_OUT = 4,
+	RUNF_SHIM_ATTACHED = 8,
+	RUNF_SAMPLED = 16,
+};
 
 /* The relocation counts, in the order of their tags (1...). */
 static uint64_t *reloc_field(struct reloc_counts *r, unsigned i)
@@ -221,7 +228,8 @@ static void encode_run(const struct trace_run *r, struct bbuf *b)
 	struct bbuf ev = {0};
 	uint64_t flags = (r->profiled ? RUNF_PROFILED : 0) | (r->warmup ? RUNF_WARMUP : 0) |
 			 (r->timed_out ? RUNF_TIMED_OUT : 0) |
-			 (r->shim_attached ? RUNF_SHIM_ATTACHED : 0);
+			 (r->shim_attached ? RUNF_SHIM_ATTACHED : 0) |
+			 (r->sampled ? RUNF_SAMPLED | RUNF_WARMUP : 0);
 
 	tlv_uint(b, RUN_FLAGS, flags);
 	tlv_uint(b, RUN_EXEC_TS, r->exec_ts);
@@ -566,6 +574,8 @@ static bool decode_run_field(unsigned tag, struct cursor *v, struct trace_run *r
 		x = val_uint(v);
 		r->profiled = x & RUNF_PROFILED, r->warmup = x & RUNF_WARMUP;
 		r->timed_out = x & RUNF_TIMED_OUT, r->shim_attached = x & RUNF_SHIM_ATTACHED;
+		r->sampled = x & RUNF_SAMPLED;
+		r->warmup = r->warmup || r->sampled;
 		break;
 	case RUN_EXEC_TS:
 		r->exec_ts = val_uint(v);
@@ -650,6 +660,8 @@ int tf_decode_section(uint32_t type, struct cursor payload, struct trace *t,
 		return decode_model(&payload, t, st, err);
 	case TF_SEC_TREE:
 		return tf_decode_tree(&payload, t, err);
+	case TF_SEC_SAMPLES:
+		return tf_decode_samples(&payload, t, err);
 	default:
 		return 1;
 	}

@@ -34,6 +34,10 @@ void tf_encode_runs(const struct trace *t, size_t first, size_t n, struct bbuf *
 void tf_encode_tree(const struct trace *t, size_t i, struct bbuf *b);
 int tf_decode_tree(struct cursor *c, struct trace *t, struct errbuf *err);
 
+/* --sample: every sample and its frames, one SAMPLES section after the last RUNS (samples.h). */
+void tf_encode_samples(const struct trace *t, struct bbuf *b);
+int tf_decode_samples(struct cursor *c, struct trace *t, struct errbuf *err);
+
 /* The events of a run (or of one exec in a tree), timestamps from base. */
 void tf_encode_events(const struct trace_event *ev, size_t nev, uint64_t base, struct bbuf *b);
 bool tf_decode_events(struct cursor *c, const struct trace *t, uint64_t base, struct trace_run *r);

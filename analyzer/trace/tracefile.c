@@ -89,6 +89,10 @@ void tracefile_encode(const struct trace *t, struct bbuf *out)
 				tracefile_put_section(out, TF_SEC_TREE, 0, &p);
 			}
 	}
+	if (t->sampling) {
+		tf_encode_samples(t, &p);
+		tracefile_put_section(out, TF_SEC_SAMPLES, 0, &p);
+	}
 	tracefile_put_section(out, TF_SEC_END, 0, &p);
 }
 

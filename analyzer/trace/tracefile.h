@@ -40,7 +40,9 @@ enum tracefile_section {
 	TF_SEC_RUNS = 5,    /* up to TRACEFILE_RUNS_PER_SECTION runs and their events */
 	TF_SEC_MODEL = 6,   /* the relocation cost model's calibration the report uses */
 	TF_SEC_TREE = 7,    /* -f: one run's process tree, after the RUNS section with the run */
-	TF_SEC_END = 255,   /* the file is complete */
+	TF_SEC_SAMPLES =
+		8, /* --sample: the symbolised frames and every sample, after the last RUNS */
+	TF_SEC_END = 255, /* the file is complete */
 };
 
 /* Section flags. */

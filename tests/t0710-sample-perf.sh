@@ -1,0 +1,62 @@
+#!/bin/sh
+# --sample against perf as the oracle (when perf is installed): on the
+# sample shell, ldprof's five top self functions over the whole run are
+# perf's five (perf record --call-graph dwarf of the same program, perf
+# report --no-children), and each one's share agrees within 10 points.
+. "$(dirname "$0")/lib.sh"
+
+sh_dyn=$TOP/samples/sh.dynamic
+foo=$TOP/samples/foo
+if ! command -v perf >/dev/null 2>&1; then
+	skip "perf is not installed"
+	done_testing
+	exit 0
+fi
+cat >"$TMP/loop" <<'LOOP'
+#!/bin/sh
+i=0
+while [ $i -lt 100 ]; do "$@"; i=$((i + 1)); done
+LOOP
+chmod +x "$TMP/loop"
+if ! perf record -q -e cpu-clock/period=20000/u --call-graph dwarf -o "$TMP/perf.data" \
+	-- "$TMP/loop" "$sh_dyn" "$foo" >/dev/null 2>"$TMP/perf.err"; then
+	skip "perf record failed here: $(head -1 "$TMP/perf.err")"
+	done_testing
+	exit 0
+fi
+# "29.67%  sh.dynamic  [.] handle_amd": the shell's own samples, as shares of them.
+perf report -i "$TMP/perf.data" --no-children --sort comm,sym -g none --stdio 2>/dev/null |
+	awk '$2 == "sh.dynamic" && $3 == "[.]" { sub("%", "", $1); v[$4] += $1; all += $1 }
+	     END { for (s in v) printf "%s %.4f\n", s, v[s] / all }' |
+	sort -k2,2nr | head -5 >"$TMP/perf.top"
+
+"$LDPROF" run --sample -n 60 --no-overhead --json "$sh_dyn" "$foo" >"$TMP/j" 2>"$TMP/e"
+check "ldprof run --sample exits 0" test $? -eq 0
+if grep -q 'sampling: perf_event_open' "$TMP/e"; then
+	skip "sampling refused: $(cat "$TMP/e")"
+	done_testing
+	exit 0
+fi
+json_eval "$TMP/j" "'\n'.join('%s %.4f' % (f['name'], f['self_share']) for f in d['samples']['whole_run']['functions'][:5])" \
+	>"$TMP/ldprof.top"
+diag "perf:   $(tr '\n' ' ' <"$TMP/perf.top")"
+diag "ldprof: $(tr '\n' ' ' <"$TMP/ldprof.top")"
+expect_eq "the five top self functions are perf's, as a set" \
+	"$(cut -d' ' -f1 "$TMP/perf.top" | sort | tr '\n' ' ')" \
+	"$(cut -d' ' -f1 "$TMP/ldprof.top" | sort | tr '\n' ' ')"
+while read -r name share; do
+	theirs=$(awk -v n="$name" '$1 == n { print $2 }' "$TMP/perf.top")
+	check "$name: ldprof's self share $share is perf's ${theirs:-?} within 10 points" \
+		awk -v a="$share" -v b="${theirs:-9}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.10) }'
+done <"$TMP/ldprof.top"
+
+# The synthetic library with 3000 symbol relocations: most relocate-phase
+# samples are in ld.so's relocation and lookup functions.
+"$LDPROF" run --sample -n 20 --no-overhead --format folded "$FIXTURES/model-base/with-sym" >"$TMP/folded"
+check "with-sym: folded exits 0" test $? -eq 0
+v=$(awk '/^relocate;/ { all += $NF; if (/;(_dl_relocate_object|do_lookup_x|check_match)(;| )/) s += $NF }
+	 END { printf "%d %d\n", s, all }' "$TMP/folded")
+diag "with-sym: $v (relocate samples in _dl_relocate_object, do_lookup_x or check_match; all)"
+check "with-sym: >= 75% of the relocate samples are in ld.so's relocation and lookups" \
+	awk -v v="$v" 'BEGIN { split(v, a, " "); exit !(a[2] >= 50 && a[1] >= 0.75 * a[2]) }'
+done_testing
