@@ -78,6 +78,8 @@ expect_eq "the judgement follows the interval, and only a saving is advised" tru
 	"$(json_eval "$TMP/j" "(d['verdict']['judgement'] == 'saves') == (d['verdict']['ci95'][0] > 0) == any(a['what'] == 'link statically' for a in d['advice'])")"
 expect_eq "each library has its exit path (libc's is the fixed cost's) and its lazy binding" true \
 	"$(json_eval "$TMP/j" "all((l['exit_path_us'] > 0) != l['soname'].startswith('libc.so.') and l['lazy_binds'] >= 0 and l['lazy_us'] >= 0 for l in d['libraries'] if l['role'] == 'library')")"
+expect_eq "the shell's lazy binding after startup is counted and priced" true \
+	"$(json_eval "$TMP/j" "[l['lazy_binds'] > 0 and l['lazy_us'] > 0 for l in d['libraries'] if l['role'] == 'executable'] == [True] and d['verdict']['parts_us']['lazy_binding'] > 0")"
 expect_eq "the static build's own start is subtracted" true \
 	"$(json_eval "$TMP/j" "d['verdict']['static_ifunc_extra'] > 0 and d['verdict']['parts_us']['static_own_start'] < 0")"
 "$LDPROF" -n 10 "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/t"
