@@ -17,8 +17,8 @@
  * The verdict's RMS error over the seven validation pairs on the reference
  * machine, quiet (tools/validate-verdict, docs/model.md, 2026-12-01).
  */
-#define VERDICT_REFERENCE_ERR_PCT 13.8
-#define VERDICT_REFERENCE_ERR_US  48.0
+#define VERDICT_REFERENCE_ERR_PCT 13.1
+#define VERDICT_REFERENCE_ERR_US  44.0
 
 /* The features' names: the calibration file's keys, and the JSON reports'. */
 static const char *const feat_names[MODEL_NFEAT] = {
