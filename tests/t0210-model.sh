@@ -3,12 +3,14 @@
 # relocation time it really adds: adding one synthetic library with known
 # work to a program raises the measured relocate phase by the reloc_us
 # ldprof gives that library, within 20%, for relative-heavy, symbol-heavy
-# and page-heavy libraries. When the machine is too busy to measure the
-# difference that well, the attribution must at least lie within its CI.
+# and page-heavy libraries and for a C++ library (long mangled names, weak
+# definitions, typeinfo bound to libstdc++). When the machine is too busy
+# to measure the difference that well, the attribution must at least lie
+# within its CI.
 . "$(dirname "$0")/lib.sh"
 
 use_calibration
-check "a calibration is stored" grep -q '^ldprof-calibration 1$' "$LDPROF_CALIBRATION"
+check "a calibration is stored" grep -q '^ldprof-calibration 2$' "$LDPROF_CALIBRATION"
 r2=$(awk '$1 == "r2" { print $2 }' "$LDPROF_CALIBRATION")
 check "its fit explains the programs (R² $r2)" awk -v r="$r2" 'BEGIN { exit !(r > 0.9) }'
 TMPDIR=$TMP "$LDPROF" calibrate --quick -n 5 --dry-run --keep >"$TMP/cal" 2>"$TMP/cal.err"
@@ -19,8 +21,10 @@ kept=$(sed -n 's/^ldprof: calibrate: the build directory is kept in //p' "$TMP/c
 check "--keep names the build directory" test -n "$kept"
 check "and keeps it, with the programs it built" test -x "$kept/relative-4000"
 
-base=$FIXTURES/model-base/base
-for kind in rel sym page; do
+for kind in rel sym page cxx; do
+	# The C++ library's base has libstdc++ already.
+	base=$FIXTURES/model-base/base
+	[ "$kind" = cxx ] && base=$FIXTURES/model-base/base-cxx
 	"$LDPROF" compare --json -n 60 "$base" "$FIXTURES/model-base/with-$kind" -- \
 		>"$TMP/$kind.json" 2>"$TMP/e"
 	delta=$(json_eval "$TMP/$kind.json" "[p['diff_us']['median'] for p in d['phases'] if p['name'] == 'relocate'][0]")

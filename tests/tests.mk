@@ -14,7 +14,7 @@ check-unit: $(UNIT_BINS)
 
 # One calibration of the cost model for the tests that need this machine's
 # figures (t0210, t0220); each calibrates by itself when run alone.
-TEST_CALIBRATION := $(B)/tests/calibration-v1
+TEST_CALIBRATION := $(B)/tests/calibration-v2
 $(TEST_CALIBRATION): $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 	@mkdir -p $(@D)
 	./$(LDPROF) calibrate -n 20 -o $@ > $(B)/tests/calibration.log 2>&1 || \

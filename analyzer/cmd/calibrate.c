@@ -17,10 +17,11 @@ const char usage_calibrate[] =
 	"\n"
 	"Fit the relocation cost model on this machine: build synthetic programs whose\n"
 	"relocation work is known (relative relocations, pages written, symbol lookups\n"
-	"at several scope depths, lookup-cache hits, TLS, IFUNC, objects), run them\n"
-	"interleaved under the shim, fit the coefficients by non-negative least squares\n"
-	"and store them where run and report find them. Needs a C compiler ($CC or cc)\n"
-	"and the static libc (libc6-dev) for the static/dynamic reference pair.\n";
+	"at several scope depths, lookup-cache hits, TLS, IFUNC, objects, long names\n"
+	"hashed, compared and read out of order), run them interleaved under the shim,\n"
+	"fit the coefficients by non-negative least squares and store them where run\n"
+	"and report find them. Needs a C compiler ($CC or cc) and the static libc\n"
+	"(libc6-dev) for the static/dynamic reference pair.\n";
 
 static void print_text(const struct calib_result *r, const char *stored)
 {
@@ -39,6 +40,12 @@ static void print_text(const struct calib_result *r, const char *stored)
 	printf("dynamic vs static minimal C program: %+.1f us [%+.1f, %+.1f] (static: %.1f us)\n",
 	       m->dynamic_fixed_us, m->dynamic_fixed_lo, m->dynamic_fixed_hi, m->static_min_us);
 	printf("loading one more library: %.1f us\n", m->load_per_object_us);
+	printf("the exit path: %.1f us per object, %.3f us per page relocation wrote, %.4f us per "
+	       "KiB of tables read\n",
+	       m->exit_per_object_us, m->exit_per_page_us, m->exit_per_kib_us);
+	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest\n",
+	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us);
+	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
 	if (stored)
 		printf("stored in %s\n", stored);
 }
@@ -64,6 +71,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 		json_str(&j, "program", r->names[i]);
 		json_num(&j, "measured_us", r->measured_us[i]);
 		json_num(&j, "model_us", r->model_us[i]);
+		json_num(&j, "exit_us", r->exit_us[i]);
 		json_obj_open(&j, "features");
 		for (int k = 0; k < MODEL_NFEAT; k++)
 			json_num(&j, model_feat_name(k), r->features[i * MODEL_NFEAT + k]);
@@ -78,6 +86,20 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_arr_close(&j);
 	json_num(&j, "static_min_us", m->static_min_us);
 	json_num(&j, "load_per_object_us", m->load_per_object_us);
+	json_num(&j, "exit_per_object_us", m->exit_per_object_us);
+	json_num(&j, "exit_per_page_us", m->exit_per_page_us);
+	json_num(&j, "exit_per_kib_us", m->exit_per_kib_us);
+	json_arr_open(&j, "fault_us");
+	json_num(&j, NULL, m->fault_us);
+	json_num(&j, NULL, m->fault_lo);
+	json_num(&j, NULL, m->fault_hi);
+	json_arr_close(&j);
+	json_num(&j, "fault_rest_us", m->fault_rest_us);
+	json_num(&j, "noise_pct", m->noise_pct);
+	json_arr_open(&j, "warnings");
+	for (size_t i = 0; i < r->nwarnings; i++)
+		json_str(&j, NULL, r->warnings[i]);
+	json_arr_close(&j);
 	json_str(&j, "stored", stored);
 	json_obj_close(&j);
 	json_end(&j);
@@ -105,8 +127,40 @@ static char *output_path(const char *output, bool dry_run, int *status)
 	return path;
 }
 
+/*
+ * --verdict-error PCT,US: store the verdict's error on the validation pairs
+ * (tools/validate-verdict -s) in an existing calibration, which is
+ * rewritten atomically with its other figures unchanged.
+ */
+static int store_verdict_error(const char *spec, const char *output)
+{
+	const char *env = getenv("LDPROF_CALIBRATION");
+	char *path = output ? xstrdup(output) : env && *env ? xstrdup(env) : model_default_path();
+	struct model_coefs m;
+	struct errbuf err;
+	double pct, us;
+	char end;
+	int r = EXIT_OK;
+
+	if (sscanf(spec, "%lf,%lf%c", &pct, &us, &end) != 2 || !(pct >= 0) || !(us >= 0) ||
+	    pct > 1000 || us > 1e7) {
+		error_msg("--verdict-error: %s: not PCT,US (two non-negative numbers)", spec);
+		r = EXIT_USAGE;
+	} else if (model_read(path, &m, &err) ||
+		   (m.verdict_err_pct = pct, m.verdict_err_us = us, model_save(&m, path, &err))) {
+		error_msg("%s", err.msg);
+		r = EXIT_FAIL;
+	} else {
+		printf("the verdict's validated error, +-%.1f%% or +-%.1f us, stored in %s\n", pct,
+		       us, path);
+	}
+	free(path);
+	return r;
+}
+
 int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 {
+	const char *verdict_error = NULL;
 	struct calib_opts calib = {0};
 	const char *output = NULL;
 	bool dry_run = false, json = false;
@@ -121,10 +175,13 @@ int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 			 "fewer and smaller programs (about a third of the time)"),
 		OPT_STRING('o', "output", "FILE", &output,
 			   "where to store it (default $XDG_CACHE_HOME/ldprof/\n"
-			   "calibration-v1; $LDPROF_CALIBRATION is read first)"),
+			   "calibration-v2; $LDPROF_CALIBRATION is read first)"),
 		OPT_BOOL(0, "dry-run", &dry_run, "fit and print, store nothing"),
 		OPT_BOOL(0, "keep", &calib.keep, "keep the build directory"),
 		OPT_BOOL(0, "json", &json, "print the fit as JSON (schema ldprof-calibration/1)"),
+		OPT_STRING(0, "verdict-error", "PCT,US", &verdict_error,
+			   "store the static-link verdict's validated error\n"
+			   "(tools/validate-verdict -s) in the calibration; no runs"),
 		OPT_HELP(),
 		OPT_END(),
 	};
@@ -135,6 +192,8 @@ int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 	calib.prof.plan.plain = false;
 	if ((r = parse_options(cmd, argc, argv, opts, &(int){0})) >= 0)
 		return r;
+	if (verdict_error)
+		return store_verdict_error(verdict_error, output);
 	path = output_path(output, dry_run, &r);
 	if (r >= 0)
 		return r;
@@ -143,6 +202,8 @@ int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 	if (calib.keep && res.workdir && !access(res.workdir, F_OK))
 		fprintf(stderr, "ldprof: calibrate: the build directory is kept in %s\n",
 			res.workdir);
+	for (size_t i = 0; !r && i < res.nwarnings; i++)
+		fprintf(stderr, "ldprof: calibrate: warning: %s\n", res.warnings[i]);
 	if (r) {
 		error_msg("calibrate: %s", err.msg);
 		calib_result_free(&res);

@@ -122,6 +122,8 @@ static void add_work(struct lookup_work *w, const struct memo_slot *s)
 	w->bloom_rejects += s->bloom_rejects;
 	w->chain += s->chain;
 	w->strcmps += s->strcmps;
+	w->cmp_bytes += s->cmp_bytes;
+	w->cold_lines += s->cold_lines;
 }
 
 static bool is_ifunc(const struct process *p, const struct lookup_result *res)
@@ -141,7 +143,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 
 	if ((!mu->use && !mu->build) || ELF64_ST_VISIBILITY(req->ref_other) == STV_PROTECTED)
 		return symbol_lookup(p, u, req, w, res);
-	w->lookups++;
+	lookup_count(u, w, p->obj[req->undef]->elf, req);
 	if (symbol_lookup_program(p, u, req, w, res))
 		return true;
 	if (mu->use && mu->use->slot[i].ok) {
@@ -156,6 +158,8 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 	w->bloom_rejects += wr.bloom_rejects;
 	w->chain += wr.chain;
 	w->strcmps += wr.strcmps;
+	w->cmp_bytes += wr.cmp_bytes;
+	w->cold_lines += wr.cold_lines;
 	if (mu->build && !res->unique)
 		mu->build->slot[i] =
 			(struct memo_slot){found ? p->obj[res->val.obj]->scope_pos : -1,
@@ -164,6 +168,8 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 					   (uint32_t)wr.bloom_rejects,
 					   (uint32_t)wr.chain,
 					   (uint32_t)wr.strcmps,
+					   (uint32_t)wr.cmp_bytes,
+					   (uint32_t)wr.cold_lines,
 					   true,
 					   found && is_ifunc(p, res)};
 	return found;
@@ -204,6 +210,9 @@ static void bind_ref(struct process *p, struct unique_table *u, struct bindset *
 	bool found;
 	uint16_t flags = deferred ? BIND_DEFERRED : 0;
 
+	/* Every relocation reads its symbol's entry (the cache compares it). */
+	if (!deferred)
+		lookup_touch(u, w, o, &o->syms[r->sym], sizeof o->syms[r->sym]);
 	if (!deferred && cache->valid && cache->sym == r->sym && cache->tclass == r->tclass) {
 		w->cached++;
 		res = cache->res;
@@ -211,6 +220,7 @@ static void bind_ref(struct process *p, struct unique_table *u, struct bindset *
 		flags |= BIND_CACHED;
 	} else {
 		struct lookup_req req = {.name = r->name,
+					 .namelen = r->namelen == UINT16_MAX ? 0 : r->namelen,
 					 .hash = r->hash,
 					 .sysv = UINT32_MAX,
 					 .undef = oi,
@@ -318,7 +328,7 @@ void bind_imports_compute(struct process *p, struct bindset *bs);
 
 void bind_process(struct process *p, const struct bind_options *opt, struct bindset *bs)
 {
-	struct unique_table u = {0};
+	struct unique_table u = {.count_lines = opt->cold_lines};
 
 	memset(bs, 0, sizeof *bs);
 	bs->nobj = p->nobj;
@@ -350,6 +360,9 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 		bs->total.bloom_rejects += w->bloom_rejects;
 		bs->total.chain += w->chain;
 		bs->total.strcmps += w->strcmps;
+		bs->total.hash_bytes += w->hash_bytes;
+		bs->total.cmp_bytes += w->cmp_bytes;
+		bs->total.cold_lines += w->cold_lines;
 	}
 	bind_versions(p, bs);
 	bind_imports_compute(p, bs);

@@ -70,7 +70,8 @@ struct bindset {
 };
 
 struct bind_options {
-	bool bind_now; /* as LD_BIND_NOW: no lazy PLT slots */
+	bool bind_now;	 /* as LD_BIND_NOW: no lazy PLT slots */
+	bool cold_lines; /* count lookup_work.cold_lines (a set of every line read) */
 };
 
 void bind_process(struct process *p, const struct bind_options *opt, struct bindset *bs);

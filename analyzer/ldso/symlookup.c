@@ -27,12 +27,102 @@ static bool binds_local(const Elf64_Sym *s)
 	return v == STV_HIDDEN || v == STV_INTERNAL;
 }
 
+/* An open-addressing set of line numbers, hand-rolled: base/strmap keys
+   strings, and this runs for every probe of every lookup. */
+static bool line_seen(const struct line_set *s, uint64_t line)
+{
+	if (!s->cap)
+		return false;
+	for (size_t i = (line * 0x9e3779b97f4a7c15u) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		if (!s->slot[i])
+			return false;
+		if (s->slot[i] == line + 1)
+			return true;
+	}
+}
+
+static void line_add(struct line_set *s, uint64_t line)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		struct line_set g = {xcalloc(s->cap ? 2 * s->cap : 1024, sizeof *g.slot),
+				     s->cap ? 2 * s->cap : 1024, 0};
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				line_add(&g, s->slot[i] - 1);
+		free(s->slot);
+		*s = g;
+	}
+	size_t i = (line * 0x9e3779b97f4a7c15u) & (s->cap - 1);
+	while (s->slot[i])
+		i = (i + 1) & (s->cap - 1);
+	s->slot[i] = line + 1;
+	s->n++;
+}
+
+/*
+ * The tables of libc and ld.so (and the vDSO's) are read by every process
+ * on the machine, so they stay in the shared cache: measured, bash's 800
+ * first reads of them cost nothing like what a C++ library's do.
+ */
+static bool read_by_all(const struct elfobj *o)
+{
+	static const char *const everyones[] = {"libc.so.6", "ld-linux-x86-64.so.2",
+						"linux-vdso.so.1"};
+
+	for (size_t i = 0; o && o->soname && i < ARRAY_SIZE(everyones); i++)
+		if (!strcmp(o->soname, everyones[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A line read for the first time in the process is a cache miss, unless
+ * the line before it was read already: the hardware's next-line prefetch
+ * then has it. So names and tables read in their order (the synthetic
+ * libraries') cost little, and read out of order (a real library's
+ * lookups) a miss each. The set is keyed by the address in our image of
+ * the file, which keeps the file's layout of each table.
+ */
+void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
+		  const void *p, size_t len)
+{
+	if (!u->count_lines || read_by_all(o))
+		return;
+	uint64_t first = (uintptr_t)p >> 6, last = ((uintptr_t)p + (len ? len : 1) - 1) >> 6;
+
+	for (uint64_t l = first; l <= last; l++) {
+		if (line_seen(&u->lines, l))
+			continue;
+		if (!line_seen(&u->lines, l - 1))
+			w->cold_lines++;
+		line_add(&u->lines, l);
+	}
+}
+
+/*
+ * strcmp, counting the bytes it reads: ld.so compares names a byte at a
+ * time, so a long (mangled) name costs more. Hand-rolled because strcmp
+ * does not say where it stopped.
+ */
+static int name_cmp(const char *a, const char *b, uint64_t *bytes)
+{
+	size_t i = 0;
+
+	while (a[i] && a[i] == b[i])
+		i++;
+	*bytes += i + 1;
+	return (unsigned char)a[i] - (unsigned char)b[i];
+}
+
 /* check_match: is symbol i of o the definition req wants? */
-static bool check_match(const struct elfobj *o, int obj, uint32_t i, const struct lookup_req *req,
-			int tclass, struct scan *sc, struct lookup_work *w)
+static bool check_match(struct unique_table *u, const struct elfobj *o, int obj, uint32_t i,
+			const struct lookup_req *req, int tclass, struct scan *sc,
+			struct lookup_work *w)
 {
 	const Elf64_Sym *s = &o->syms[i];
 	unsigned stt = ELF64_ST_TYPE(s->st_info);
+
+	lookup_touch(u, w, o, s, sizeof *s);
 
 	if ((!s->st_value && s->st_shndx != SHN_ABS && stt != STT_TLS) ||
 	    ((tclass & RTYPE_CLASS_PLT) && s->st_shndx == SHN_UNDEF))
@@ -41,12 +131,17 @@ static bool check_match(const struct elfobj *o, int obj, uint32_t i, const struc
 		return false;
 	/* The reference itself needs no comparison (same table entry). */
 	if (!(obj == req->undef && i == req->ref_idx && req->ref)) {
+		const char *name = elfobj_sym_name(o, i);
+		uint64_t before = w->cmp_bytes;
 		w->strcmps++;
-		if (strcmp(elfobj_sym_name(o, i), req->name))
+		int differ = name_cmp(name, req->name, &w->cmp_bytes);
+		lookup_touch(u, w, o, name, w->cmp_bytes - before);
+		if (differ)
 			return false;
 	}
 	if (!o->versym)
 		return true;
+	lookup_touch(u, w, o, &o->versym[i], sizeof *o->versym);
 	uint16_t raw = o->versym[i];
 	const struct elf_version *v = elfobj_sym_version(o, i);
 	if (req->version) {
@@ -67,25 +162,29 @@ static bool check_match(const struct elfobj *o, int obj, uint32_t i, const struc
 }
 
 /* The candidates of one object: returns the symbol index or UINT32_MAX. */
-static uint32_t scan_object(struct lookup_req *req, const struct elfobj *o, int obj, int tclass,
-			    struct lookup_work *w)
+static uint32_t scan_object(struct unique_table *u, struct lookup_req *req, const struct elfobj *o,
+			    int obj, int tclass, struct lookup_work *w)
 {
 	struct scan sc = {NULL, 0, 0};
 
 	if (o->hash.style == HASH_GNU) {
 		const struct elf_gnu_hash *g = &o->gnu;
 		uint64_t h = req->hash, word = g->bloom[(h / 64) & g->bloom_mask];
+		lookup_touch(u, w, o, &g->bloom[(h / 64) & g->bloom_mask], sizeof word);
 		if (!((word >> (h & 63)) & (word >> ((h >> (g->shift & 63)) & 63)) & 1)) {
 			w->bloom_rejects++;
 			return UINT32_MAX;
 		}
 		uint32_t i = g->buckets[h % g->nbuckets];
+		lookup_touch(u, w, o, &g->buckets[h % g->nbuckets], sizeof i);
 		if (i) {
 			uint32_t e;
 			do {
 				e = g->chain[i - g->symoffset];
+				lookup_touch(u, w, o, &g->chain[i - g->symoffset], sizeof e);
 				w->chain++;
-				if (!((e ^ h) >> 1) && check_match(o, obj, i, req, tclass, &sc, w))
+				if (!((e ^ h) >> 1) &&
+				    check_match(u, o, obj, i, req, tclass, &sc, w))
 					return i;
 				i++;
 			} while (!(e & 1));
@@ -94,9 +193,11 @@ static uint32_t scan_object(struct lookup_req *req, const struct elfobj *o, int 
 		const struct elf_sysv_hash *s = &o->sysv;
 		if (req->sysv == UINT32_MAX)
 			req->sysv = ldso_sysv_hash(req->name);
+		lookup_touch(u, w, o, &s->buckets[req->sysv % s->nbuckets], sizeof *s->buckets);
 		for (uint32_t i = s->buckets[req->sysv % s->nbuckets]; i; i = s->chain[i]) {
+			lookup_touch(u, w, o, &s->chain[i], sizeof *s->chain);
 			w->chain++;
-			if (check_match(o, obj, i, req, tclass, &sc, w))
+			if (check_match(u, o, obj, i, req, tclass, &sc, w))
 				return i;
 		}
 	}
@@ -134,7 +235,7 @@ static bool lookup_list(struct process *p, struct unique_table *u, const int *li
 		const struct elfobj *o = d->elf;
 		if (!o || !o->hash.nbuckets || !o->nsyms)
 			continue;
-		uint32_t i = scan_object(req, o, list[k], tclass, w);
+		uint32_t i = scan_object(u, req, o, list[k], tclass, w);
 		if (i == UINT32_MAX)
 			continue;
 		const Elf64_Sym *s = &o->syms[i];
@@ -189,11 +290,22 @@ static void apply_protected(struct process *p, struct unique_table *u, struct lo
 		res->val = (struct sym_val){req->undef, req->ref_idx};
 }
 
+void lookup_count(struct unique_table *u, struct lookup_work *w, const struct elfobj *from,
+		  struct lookup_req *req)
+{
+	/* _dl_lookup_symbol_x hashes the whole name (dl_new_hash) every time. */
+	if (!req->namelen)
+		req->namelen = (uint32_t)strlen(req->name);
+	w->lookups++;
+	w->hash_bytes += req->namelen;
+	lookup_touch(u, w, from, req->name, req->namelen + 1);
+}
+
 bool symbol_lookup(struct process *p, struct unique_table *u, struct lookup_req *req,
 		   struct lookup_work *w, struct lookup_result *res)
 {
 	*res = (struct lookup_result){{-1, 0}, false, false, -1};
-	w->lookups++;
+	lookup_count(u, w, p->obj[req->undef]->elf, req);
 	if (!lookup_scopes(p, u, req, req->tclass, w, res))
 		return false;
 	apply_protected(p, u, req, w, res);
@@ -220,11 +332,13 @@ bool symbol_lookup_in(struct process *p, struct unique_table *u, const int *list
 		      struct lookup_req *req, struct lookup_work *w, struct lookup_result *res)
 {
 	*res = (struct lookup_result){{-1, 0}, false, false, -1};
-	w->lookups++;
+	lookup_count(u, w, p->obj[req->undef]->elf, req);
 	return lookup_list(p, u, list, n, req, req->tclass, w, res);
 }
 
 void unique_table_free(struct unique_table *u)
 {
 	strmap_free(&u->map, free);
+	free(u->lines.slot);
+	memset(&u->lines, 0, sizeof u->lines);
 }

@@ -21,6 +21,9 @@ struct lookup_work {
 	uint64_t bloom_rejects; /* probes the GNU Bloom filter ended */
 	uint64_t chain;		/* hash chain entries examined */
 	uint64_t strcmps;	/* symbol names compared in full */
+	uint64_t hash_bytes;	/* bytes of the names looked up, each hashed once */
+	uint64_t cmp_bytes;	/* bytes those full comparisons read */
+	uint64_t cold_lines;	/* 64-byte lines of names and tables read first (see touch) */
 };
 
 /* A symbol ld.so found: object index and symbol index, or obj -1. */
@@ -31,6 +34,7 @@ struct sym_val {
 
 struct lookup_req {
 	const char *name;
+	uint32_t namelen;     /* strlen(name), 0 when not known yet */
 	uint32_t hash;	      /* GNU hash of name */
 	uint32_t sysv;	      /* SysV hash, UINT32_MAX until needed */
 	int undef;	      /* the object looking */
@@ -42,9 +46,20 @@ struct lookup_req {
 	int tclass;
 };
 
-/* STB_GNU_UNIQUE: one definition per process, the first one found. */
+/* The 64-byte lines of the objects' tables a process's lookups have read. */
+struct line_set {
+	uint64_t *slot; /* line address + 1; 0 is empty */
+	size_t cap, n;
+};
+
+/*
+ * What a process's lookups share: STB_GNU_UNIQUE's one definition per
+ * process (the first one found), and the lines already read.
+ */
 struct unique_table {
 	struct strmap map; /* name -> struct sym_val * */
+	struct line_set lines;
+	bool count_lines; /* keep lines and count cold_lines (the cost model's) */
 };
 
 struct lookup_result {
@@ -58,6 +73,13 @@ struct lookup_result {
  * Look req up in the scopes of req->undef (the global scope, after the
  * object itself for DT_SYMBOLIC). Returns false when nothing matches.
  */
+/* One _dl_lookup_symbol_x call: counted, and its name hashed. */
+void lookup_count(struct unique_table *u, struct lookup_work *w, const struct elfobj *from,
+		  struct lookup_req *req);
+/* ld.so reads len bytes at p, in o's image: the cold lines it costs. */
+void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
+		  const void *p, size_t len);
+
 bool symbol_lookup(struct process *p, struct unique_table *u, struct lookup_req *req,
 		   struct lookup_work *w, struct lookup_result *res);
 /*

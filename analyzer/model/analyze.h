@@ -64,6 +64,8 @@ struct report_object {
 	struct summary load, reloc, init, fini, total;
 	struct summary symbind; /* --symbind: the PLT-binding span, when seen */
 	double link_saved_us;	/* linking this library statically would save (verdict.c) */
+	double lazy_us;		/* its lazy_binds priced at its cost per lookup (verdict.c) */
+	double exit_us;		/* its part of the dynamic exit path (verdict.c) */
 	double symbind_calls;
 	double share; /* median total / median process total */
 };
@@ -107,6 +109,13 @@ struct report {
 	bool have_verdict;
 	double static_saved_us, static_saved_lo, static_saved_hi, static_saved_pct;
 	double static_kept_us; /* what a static build would still pay of it (IFUNC) */
+	/* What the saving adds up (verdict.c): the dynamic costs a static build sheds... */
+	double static_fixed_us, static_libs_us, static_exe_us, static_exit_us, static_lazy_us;
+	/* ...less the static build's own start beyond the minimal static program's. */
+	double static_own_us, static_fault_us; /* and the fault cost it was priced at */
+	double static_total_us;		       /* the static build's whole run, predicted */
+	double static_model_err_us;	       /* the model's validated error, in the +- */
+	enum static_verdict { SV_SAVES, SV_NO_GAIN, SV_HURTS } static_verdict;
 	struct advice *advice; /* largest saving first */
 	size_t nadvice;
 	char **notes; /* plain sentences the renderers print */
@@ -127,7 +136,7 @@ void report_add_note(struct report *rep, char *note);
  * it. Returns how many caveats it put in notes (allocated), for report_build
  * to add to the report's notes.
  */
-enum { VERDICT_NOTES = 2 };
+enum { VERDICT_NOTES = 3 };
 size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERDICT_NOTES]);
 
 /*

@@ -229,7 +229,7 @@ static void cost_of(const struct deps_report *r, const struct model_coefs *m, st
 static void analyze_file(struct ldenv *env, const struct model_coefs *m, const char *path,
 			 struct audit_entry *e)
 {
-	struct deps_options opt = {.unused = true};
+	struct deps_options opt = {.unused = true, .cold_lines = true};
 	struct deps_report r;
 	struct errbuf err;
 

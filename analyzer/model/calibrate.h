@@ -24,8 +24,11 @@ struct calib_result {
 	char **names;	     /* per program */
 	double *measured_us; /* median relocate phase */
 	double *load_us;     /* median load phase */
+	double *exit_us;     /* median exit phase */
 	double *model_us;    /* the fit's prediction */
 	double *features;    /* n x MODEL_NFEAT, summed over the process */
+	char **warnings;     /* what makes the figures doubtful (a busy machine) */
+	size_t nwarnings;
 	char *workdir;
 	bool keep; /* do not remove workdir */
 };

@@ -203,7 +203,7 @@ static void find_missing(struct deps_report *r)
 int deps_report_build(struct ldenv *env, const char *file, const struct deps_options *opt,
 		      struct deps_report *r, struct errbuf *err)
 {
-	struct bind_options bo = {opt->bind_now};
+	struct bind_options bo = {opt->bind_now, opt->cold_lines};
 	int ret;
 
 	memset(r, 0, sizeof *r);

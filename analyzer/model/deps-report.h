@@ -40,6 +40,7 @@ struct deps_report {
 
 struct deps_options {
 	bool list, bindings, unused, missing, json, bind_now;
+	bool cold_lines; /* count the lookups' cold lines (the cost model's; slower) */
 };
 
 int deps_report_build(struct ldenv *env, const char *file, const struct deps_options *opt,

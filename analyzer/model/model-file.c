@@ -13,12 +13,30 @@
 
 #define MAGIC "ldprof-calibration"
 
+/*
+ * The verdict's RMS error over the seven validation pairs on the reference
+ * machine, quiet (tools/validate-verdict, docs/model.md, 2026-12-01).
+ */
+#define VERDICT_REFERENCE_ERR_PCT 13.1
+#define VERDICT_REFERENCE_ERR_US  44.0
+
 /* The features' names: the calibration file's keys, and the JSON reports'. */
 static const char *const feat_names[MODEL_NFEAT] = {
-	[MF_RELATIVE] = "relative", [MF_RELR] = "relr",	    [MF_LOOKUPS] = "lookups",
-	[MF_PROBES] = "probes",	    [MF_BLOOM] = "bloom",   [MF_CHAIN] = "chain",
-	[MF_STRCMPS] = "strcmps",   [MF_CACHED] = "cached", [MF_TLS] = "tls",
-	[MF_IFUNC] = "ifunc",	    [MF_PAGES] = "pages",   [MF_OBJECTS] = "objects",
+	[MF_RELATIVE] = "relative",
+	[MF_RELR] = "relr",
+	[MF_LOOKUPS] = "lookups",
+	[MF_PROBES] = "probes",
+	[MF_BLOOM] = "bloom",
+	[MF_CHAIN] = "chain",
+	[MF_STRCMPS] = "strcmps",
+	[MF_CACHED] = "cached",
+	[MF_TLS] = "tls",
+	[MF_IFUNC] = "ifunc",
+	[MF_PAGES] = "pages",
+	[MF_OBJECTS] = "objects",
+	[MF_HASH_BYTES] = "hash_bytes",
+	[MF_CMP_BYTES] = "cmp_bytes",
+	[MF_COLD_LINES] = "cold_lines",
 };
 
 const char *model_feat_name(enum model_feat f)
@@ -29,27 +47,37 @@ const char *model_feat_name(enum model_feat f)
 /*
  * Fallbacks when this machine was never calibrated: the coefficients of a
  * calibration on the reference machine (2-vCPU AMD EPYC VM, Linux 6.18,
- * glibc 2.36, 2026-11-30). Reports using them say "uncalibrated".
+ * glibc 2.36, 2026-12-01). Reports using them say "uncalibrated".
  */
 void model_defaults(struct model_coefs *m)
 {
 	memset(m, 0, sizeof *m);
 	m->valid = true;
-	m->intercept_us = 34.0;
-	m->coef_us[MF_RELATIVE] = 0.0019;
-	m->coef_us[MF_RELR] = 0.0;
-	m->coef_us[MF_BLOOM] = 0.0007;
-	m->coef_us[MF_CHAIN] = 0.023;
-	m->coef_us[MF_STRCMPS] = 0.068;
-	m->coef_us[MF_CACHED] = 0.0063;
-	m->coef_us[MF_TLS] = 0.060;
-	m->coef_us[MF_IFUNC] = 0.032;
-	m->coef_us[MF_PAGES] = 2.6;
+	m->intercept_us = 37.7;
+	m->coef_us[MF_RELATIVE] = 0.0023;
+	m->coef_us[MF_RELR] = 0.00083;
+	m->coef_us[MF_PROBES] = 0.0014;
+	m->coef_us[MF_CHAIN] = 0.010;
+	m->coef_us[MF_STRCMPS] = 0.011;
+	m->coef_us[MF_CACHED] = 0.0041;
+	m->coef_us[MF_TLS] = 0.0067;
+	m->coef_us[MF_IFUNC] = 0.020;
+	m->coef_us[MF_PAGES] = 1.64;
+	m->coef_us[MF_HASH_BYTES] = 0.00047;
+	m->coef_us[MF_CMP_BYTES] = 0.00017;
+	m->coef_us[MF_COLD_LINES] = 0.105;
 	m->dynamic_fixed_us = 132;
 	m->dynamic_fixed_lo = 89;
 	m->dynamic_fixed_hi = 147;
 	m->static_min_us = 445;
 	m->load_per_object_us = 30;
+	m->fault_us = m->fault_lo = m->fault_hi = m->fault_rest_us = 1.0;
+	m->exit_per_object_us = 3.0;
+	m->exit_per_page_us = 0.21;
+	m->exit_per_kib_us = 0.0085;
+	/* tools/validate-verdict on the reference machine, quiet (docs/model.md). */
+	m->verdict_err_pct = VERDICT_REFERENCE_ERR_PCT;
+	m->verdict_err_us = VERDICT_REFERENCE_ERR_US;
 	snprintf(m->source, sizeof m->source, "built-in defaults");
 	snprintf(m->machine, sizeof m->machine, "reference machine");
 }
@@ -77,6 +105,12 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 		m->dynamic_fixed_hi);
 	fprintf(f, "static_min_us %.9g\nload_per_object_us %.9g\n", m->static_min_us,
 		m->load_per_object_us);
+	fprintf(f, "fault_us %.9g %.9g %.9g %.9g\n", m->fault_us, m->fault_lo, m->fault_hi,
+		m->fault_rest_us);
+	fprintf(f, "noise_pct %.9g\nexit_us %.9g %.9g %.9g\n", m->noise_pct,
+		m->exit_per_object_us, m->exit_per_page_us, m->exit_per_kib_us);
+	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
+		fprintf(f, "verdict_error %.9g %.9g\n", m->verdict_err_pct, m->verdict_err_us);
 	for (int k = 0; k < MODEL_NFEAT; k++)
 		fprintf(f, "coef %s %.9g\n", model_feat_name(k), m->coef_us[k]);
 	return 0;
@@ -132,6 +166,25 @@ static int parse_line(char *line, struct model_coefs *m)
 			      &m->dynamic_fixed_hi) == 3
 			       ? 0
 			       : -1;
+	else if (!strcmp(key, "fault_us"))
+		return sscanf(rest, "%lf %lf %lf %lf", &m->fault_us, &m->fault_lo, &m->fault_hi,
+			      &m->fault_rest_us) == 4 && m->fault_us >= 0
+			       ? 0
+			       : -1;
+	else if (!strcmp(key, "noise_pct"))
+		m->noise_pct = strtod(rest, NULL);
+	else if (!strcmp(key, "exit_us"))
+		return sscanf(rest, "%lf %lf %lf", &m->exit_per_object_us, &m->exit_per_page_us,
+			      &m->exit_per_kib_us) == 3 &&
+				       m->exit_per_object_us >= 0 && m->exit_per_page_us >= 0 &&
+				       m->exit_per_kib_us >= 0
+			       ? 0
+			       : -1;
+	else if (!strcmp(key, "verdict_error"))
+		return sscanf(rest, "%lf %lf", &m->verdict_err_pct, &m->verdict_err_us) == 2 &&
+				       m->verdict_err_pct >= 0 && m->verdict_err_us >= 0
+			       ? 0
+			       : -1;
 	else if (!strcmp(key, "coef")) {
 		char name[32];
 		double v;
@@ -159,11 +212,19 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 			    MODEL_VERSION);
 		goto out;
 	}
+	m->exit_per_object_us = -1; /* a calibration from before it was measured: the default */
 	while (fgets(line, sizeof line, f))
 		if (parse_line(line, m)) {
 			r = set_err(err, EPROTO, "%s: bad line: %s", path, line);
 			goto out;
 		}
+	if (m->exit_per_object_us < 0) {
+		struct model_coefs d;
+		model_defaults(&d);
+		m->exit_per_object_us = d.exit_per_object_us;
+		m->exit_per_page_us = d.exit_per_page_us;
+		m->exit_per_kib_us = d.exit_per_kib_us;
+	}
 	m->valid = m->calibrated = true;
 	snprintf(m->source, sizeof m->source, "%s", path);
 out:

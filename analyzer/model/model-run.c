@@ -3,6 +3,7 @@
  * each trace's coefficients and counts. Apart from model.c, so that what
  * links the model alone (diff, the unit tests) does not pull in the runner.
  */
+#include "model/calibrate-machine.h"
 #include "model/model.h"
 #include "run/profile.h"
 
@@ -22,9 +23,16 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 			   struct trace *traces, bool for_compare)
 {
 	int r = profile_programs(o, n, cmds, traces, for_compare);
+	struct summary fault;
+	struct errbuf err;
+	double rest;
 
 	for (size_t i = 0; r == 0 && i < n; i++)
 		model_attach(&traces[i]);
+	/* What a page fault costs now, for the verdict to compare with the calibration's. */
+	if (r == 0 && !machine_fault_cost(15, &fault, &rest, &err))
+		for (size_t i = 0; i < n; i++)
+			traces[i].fault_us_now = fault.median;
 	return r;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "model/deps-report.h"
+#include "model/static-side.h"
 #include "ldso/resolve.h"
 #include "ldso/symbind.h"
 
@@ -24,7 +25,8 @@ void model_object_savings(const struct model_coefs *m, const double feat[MODEL_N
 			  const struct advice_facts *af, bool is_executable,
 			  struct model_savings *s)
 {
-	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES, MF_BLOOM, MF_CHAIN, MF_STRCMPS};
+	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES,     MF_BLOOM,	   MF_CHAIN,
+					  MF_STRCMPS, MF_HASH_BYTES, MF_CMP_BYTES, MF_COLD_LINES};
 	const double *c = m->coef_us;
 	double per_lookup = 0;
 
@@ -55,6 +57,9 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_BLOOM] = (double)b->work.bloom_rejects;
 	f[MF_CHAIN] = (double)b->work.chain;
 	f[MF_STRCMPS] = (double)b->work.strcmps;
+	f[MF_HASH_BYTES] = (double)b->work.hash_bytes;
+	f[MF_CMP_BYTES] = (double)b->work.cmp_bytes;
+	f[MF_COLD_LINES] = (double)b->work.cold_lines;
 	f[MF_CACHED] = (double)b->work.cached;
 	f[MF_TLS] = (double)e->relocs.tls;
 	f[MF_IFUNC] = (double)b->ifunc_calls;
@@ -81,7 +86,7 @@ struct replay {
 static int replay(const char *path, struct replay *rp, struct errbuf *err)
 {
 	const char *now = getenv("LD_BIND_NOW");
-	struct deps_options opt = {.unused = true, .bind_now = now && *now};
+	struct deps_options opt = {.unused = true, .bind_now = now && *now, .cold_lines = true};
 	int ret;
 
 	memset(rp, 0, sizeof *rp);
@@ -187,6 +192,7 @@ int model_features(struct trace *t, struct errbuf *err)
 	af = xcalloc(rp.r.p.nobj + 1, sizeof *af);
 	feat = xcalloc((rp.r.p.nobj + 1) * MODEL_NFEAT, sizeof *feat);
 	model_replay_facts(&rp.r, feat, af);
+	static_side_facts(&rp.r, &t->static_side);
 	for (size_t i = 0; i < t->nobj; i++) {
 		struct trace_object *o = &t->obj[i];
 		int d = dso_for(&rp.r.p, o);

@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "model/analyze.h"
+#include "model/calibrate-machine.h"
 #include "model/model.h"
+#include "model/static-side.h"
 
 static double half_width(const struct summary *s)
 {
@@ -69,16 +71,87 @@ static void add_advice(struct report *rep, double saved, double hw, const char *
 	a->saved_hi = saved + hw;
 }
 
-/* Linking statically: the whole and each library's part. */
-static void static_link(const struct trace *t, struct report *rep)
+/*
+ * One lookup's modelled cost in an object (its startup lookups' mean), or
+ * 0: what the model would save by binding one slot lazily.
+ */
+static double lookup_us(const struct model_coefs *m, const double feat[MODEL_NFEAT])
 {
-	const struct model_coefs *m = &t->model;
-	double saved = m->dynamic_fixed_us, var, kept = 0;
-	size_t nlibs = 0;
-	double hw = fmax(m->dynamic_fixed_hi - m->dynamic_fixed_us,
-			 m->dynamic_fixed_us - m->dynamic_fixed_lo);
+	struct advice_facts one = {.now_plt = 1};
+	struct model_savings sv;
 
-	var = hw * hw;
+	model_object_savings(m, feat, &one, false, &sv);
+	return sv.lazy;
+}
+
+/*
+ * Lazy binding after startup: each PLT slot bound in main or at exit
+ * (lazy_binds, counted at exit) cost a lookup, priced at the object's own
+ * cost per lookup, or the process's mean when it looks nothing up at
+ * startup. A static build pays none of it.
+ */
+static void lazy_binding(const struct trace *t, struct report *rep)
+{
+	double feat[MODEL_NFEAT] = {0}, mean;
+
+	for (size_t i = 0; i < t->nobj; i++)
+		for (int k = 0; k < MODEL_NFEAT; k++)
+			feat[k] += t->obj[i].have_feat ? t->obj[i].feat[k] : 0;
+	mean = lookup_us(&t->model, feat);
+	for (size_t i = 0; i < rep->nobjs; i++) {
+		struct report_object *ro = &rep->objs[i];
+		const struct trace_object *o = &t->obj[ro->obj];
+		double per = o->have_feat ? lookup_us(&t->model, o->feat) : 0;
+		ro->lazy_us = o->lazy_binds * (per > 0 ? per : mean) * scale(rep);
+		rep->static_lazy_us += ro->lazy_us;
+	}
+}
+
+/* This run's fault cost, else the calibration's, else the reference machine's. */
+static double fault_cost(const struct trace *t)
+{
+	struct model_coefs d;
+
+	if (t->fault_us_now > 0)
+		return t->fault_us_now;
+	if (t->model.fault_us > 0)
+		return t->model.fault_us;
+	model_defaults(&d);
+	return d.fault_us;
+}
+
+/* The model's own error on the validation pairs, as a half-width for this saving. */
+static double model_error(const struct model_coefs *m, double saved)
+{
+	struct model_coefs d;
+	double pct = m->verdict_err_pct, us = m->verdict_err_us;
+
+	if (!(pct > 0) && !(us > 0)) {
+		model_defaults(&d);
+		pct = d.verdict_err_pct, us = d.verdict_err_us;
+	}
+	return fmax(pct / 100 * fabs(saved), us);
+}
+
+/*
+ * What an object costs the dynamic exit path: _dl_fini walking it and the
+ * kernel unmapping it, freeing the pages its relocations copied and the
+ * page-cache pages of the tables ld.so read. The executable's tables and
+ * pages: a static build has neither (no relocations, no symbol table read).
+ */
+static double exit_path_us(const struct model_coefs *m, const struct trace_object *o)
+{
+	if (!o->have_feat)
+		return m->exit_per_object_us;
+	return m->exit_per_object_us + o->feat[MF_PAGES] * m->exit_per_page_us +
+	       model_table_kib(o->feat) * m->exit_per_kib_us;
+}
+
+/* What being dynamic costs each library; sums into rep. Returns the variance. */
+static double shed_libraries(const struct trace *t, struct report *rep, size_t *nlibs)
+{
+	double var = 0;
+
 	for (size_t i = 0; i < rep->nobjs; i++) {
 		struct report_object *ro = &rep->objs[i];
 		const struct trace_object *o = &t->obj[ro->obj];
@@ -87,30 +160,71 @@ static void static_link(const struct trace *t, struct report *rep)
 			continue;
 		if (o->role == ROLE_EXECUTABLE) {
 			/* Static, not static-pie: its relocations happen at link time. */
-			saved += reloc;
+			rep->static_exe_us += reloc;
+			rep->static_exit_us += ro->exit_us =
+				exit_path_us(&t->model, o) - t->model.exit_per_object_us;
 			var += pow(half_width(&ro->reloc), 2);
 			continue;
 		}
 		if (o->role != ROLE_LIBRARY)
 			continue;
-		nlibs++;
+		++*nlibs;
 		if (is_libc(o))
 			continue; /* libc and ld.so: in the calibrated fixed cost */
-		ro->link_saved_us = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep);
-		saved += ro->link_saved_us;
-		kept += keep;
+		ro->exit_us = exit_path_us(&t->model, o);
+		ro->link_saved_us = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep) +
+				    ro->exit_us + ro->lazy_us;
+		rep->static_libs_us += fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep);
+		rep->static_exit_us += ro->exit_us;
+		rep->static_kept_us += keep;
 		var += pow(half_width(&ro->load), 2) + pow(half_width(&ro->reloc), 2);
 	}
-	double base = rep->plain_total.n ? rep->plain_total.median : rep->total.median;
+	return var;
+}
+
+static enum static_verdict judge(double saved, double hw)
+{
+	if (saved + hw < 0)
+		return SV_HURTS;
+	return saved - hw > 0 ? SV_SAVES : SV_NO_GAIN;
+}
+
+/*
+ * Linking statically: the dynamic costs a static build sheds, less its own
+ * start's extra work, and the static build's whole run that leaves. When
+ * the interval does not exclude zero, or lies below it, the advice is
+ * dropped and the verdict says so.
+ */
+static void static_link(const struct trace *t, struct report *rep)
+{
+	const struct model_coefs *m = &t->model;
+	double hw = fmax(m->dynamic_fixed_hi - m->dynamic_fixed_us,
+			 m->dynamic_fixed_us - m->dynamic_fixed_lo);
+	double var = hw * hw, saved, base;
+	size_t nlibs = 0;
+
+	lazy_binding(t, rep);
+	var += shed_libraries(t, rep, &nlibs);
+	rep->static_fixed_us = m->dynamic_fixed_us;
+	rep->static_fault_us = fault_cost(t);
+	rep->static_own_us = static_side_us(m, &t->static_side);
+	saved = rep->static_fixed_us + rep->static_exe_us + rep->static_libs_us +
+		rep->static_exit_us + rep->static_lazy_us - rep->static_own_us;
+	rep->static_model_err_us = model_error(m, saved);
+	hw = sqrt(var + pow(rep->static_model_err_us, 2));
+	base = rep->plain_total.n ? rep->plain_total.median : rep->total.median;
 	rep->have_verdict = true;
 	rep->static_saved_us = saved;
-	rep->static_saved_lo = saved - sqrt(var);
-	rep->static_saved_hi = saved + sqrt(var);
+	rep->static_saved_lo = saved - hw;
+	rep->static_saved_hi = saved + hw;
 	rep->static_saved_pct = 100 * saved / base;
-	rep->static_kept_us = kept;
-	add_advice(rep, saved, sqrt(var), "link statically",
-		   "a static build skips ld.so's bootstrap, loading %zu libraries and relocating "
-		   "them%s",
+	rep->static_total_us = base - saved;
+	rep->static_verdict = judge(saved, hw);
+	if (rep->static_verdict != SV_SAVES)
+		return;
+	add_advice(rep, saved, hw, "link statically",
+		   "a static build skips ld.so's bootstrap, loading %zu libraries, relocating "
+		   "them, binding lazily and the dynamic exit path%s",
 		   nlibs, m->calibrated ? "" : " (uncalibrated estimate: run ldprof calibrate)");
 }
 
@@ -181,21 +295,46 @@ static int by_saving(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
+/*
+ * When page faults cost this many times more or less now than at
+ * calibration, the calibrated costs of pages are biased.
+ */
+#define FAULT_DRIFT_RATIO 1.5
+
+static char *fault_drift(const struct trace *t)
+{
+	const struct model_coefs *m = &t->model;
+	double now = t->fault_us_now, then = m->fault_us, ratio;
+
+	if (!(now > 0) || !(then > 0) || !m->calibrated)
+		return NULL;
+	ratio = now / then;
+	if (ratio <= FAULT_DRIFT_RATIO && ratio >= 1 / FAULT_DRIFT_RATIO)
+		return NULL;
+	return xasprintf("a page fault costs %.2f us now against %.2f us at calibration "
+			 "(%.1fx): the calibrated costs of pages (a page relocation writes is a "
+			 "fault, and freed at exit) and the fixed cost are biased by as much; "
+			 "calibrate in this state of the machine to trust the verdict",
+			 now, then, ratio);
+}
+
 /* The verdict's caveats, as notes (allocated) for report_build to add. */
 static size_t caveats(const struct trace *t, char *notes[VERDICT_NOTES])
 {
-	size_t dl = 0, lazy = 0, n = 0;
+	size_t dl = 0, n = 0;
 
-	for (size_t i = 0; i < t->nobj; i++) {
+	for (size_t i = 0; i < t->nobj; i++)
 		dl += t->obj[i].dlopened;
-		lazy += t->obj[i].have_facts && !t->obj[i].bind_now && t->obj[i].relocs.jump_slot &&
-			t->obj[i].role != ROLE_LOADER;
-	}
-	if (lazy)
-		notes[n++] = xasprintf("%zu objects bind their PLT lazily: each slot costs a "
-				       "lookup at its first call, after startup, which these "
-				       "figures do not count (a static build pays none)",
-				       lazy);
+	if ((notes[n] = fault_drift(t)))
+		n++;
+	if (t->static_side.nss_calls)
+		notes[n++] =
+			xasprintf("the program calls %u NSS functions (%s, ...): a static "
+				  "glibc build has only the sources built into libc (files, "
+				  "dns) without the shared libc, and some static builds leave "
+				  "such lookups out (Debian's zsh-static does), so compare what "
+				  "the two builds do before their times",
+				  t->static_side.nss_calls, t->static_side.nss_example);
 	if (dl)
 		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
 				       "static build cannot, unless it keeps a dynamic loader "

@@ -256,9 +256,19 @@ static void verdict_section(FILE *f, const struct report *rep)
 		return;
 	fputs("<section id=\"verdict\"><h2>What would help</h2>\n", f);
 	if (rep->have_verdict) {
-		fputs("<p class=\"verdict\">Linking statically would save ", f);
-		saving(f, rep->static_saved_us, rep->static_saved_lo, rep->static_saved_hi);
-		fprintf(f, " per exec (%.1f%% of the start)%s.</p>\n", rep->static_saved_pct,
+		bool hurts = rep->static_verdict == SV_HURTS;
+		fputs(hurts ? "<p class=\"verdict\">Don't link statically: it would cost "
+		      : rep->static_verdict == SV_SAVES
+			      ? "<p class=\"verdict\">Linking statically would save "
+			      : "<p class=\"verdict\">Linking statically would not measurably "
+				"help: it would save ",
+		      f);
+		if (hurts)
+			saving(f, -rep->static_saved_us, -rep->static_saved_hi,
+			       -rep->static_saved_lo);
+		else
+			saving(f, rep->static_saved_us, rep->static_saved_lo, rep->static_saved_hi);
+		fprintf(f, " per exec (%.1f%% of the start)%s.</p>\n", fabs(rep->static_saved_pct),
 			rep->t->model.calibrated
 				? ""
 				: " <span class=\"sub\">[uncalibrated: the reference machine's "

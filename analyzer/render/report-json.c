@@ -118,8 +118,14 @@ static void libraries(struct json *j, const struct report *rep)
 			median_and_ci(j, "symbind_us", &ro->symbind);
 			json_int(j, "symbind_calls", (long long)ro->symbind_calls);
 		}
-		if (rep->have_verdict && o->role == ROLE_LIBRARY)
+		if (rep->have_verdict && o->role == ROLE_LIBRARY) {
 			json_num(j, "static_link_saved_us", ro->link_saved_us);
+			json_num(j, "exit_path_us", ro->exit_us);
+		}
+		if (rep->have_verdict && o->role != ROLE_VDSO) {
+			json_int(j, "lazy_binds", o->lazy_binds);
+			json_num(j, "lazy_us", ro->lazy_us);
+		}
 		if (o->have_feat && rep->t->model.valid)
 			json_num(j, "reloc_model_us", model_object_us(&rep->t->model, o->feat));
 		if (o->have_facts) {
@@ -155,8 +161,9 @@ static void tree_time(struct json *j, const char *key, const struct trace *t,
 	if (!ts)
 		json_null(j, key);
 	else
-		json_num(j, key, ts >= r->exec_ts ? trace_ticks_to_us(t, ts - r->exec_ts)
-						  : -trace_ticks_to_us(t, r->exec_ts - ts));
+		json_num(j, key,
+			 ts >= r->exec_ts ? trace_ticks_to_us(t, ts - r->exec_ts)
+					  : -trace_ticks_to_us(t, r->exec_ts - ts));
 }
 
 static void tree_exec_obj(struct json *j, const struct trace *t, const struct trace_run *r,
@@ -321,6 +328,11 @@ static void reloc_model(struct json *j, const struct report *rep)
 	json_obj_close(j);
 }
 
+static const char *static_verdict_name(enum static_verdict v)
+{
+	return v == SV_SAVES ? "saves" : v == SV_HURTS ? "hurts" : "no_gain";
+}
+
 /* The static-link estimate and the ranked recommendations. */
 static void verdict(struct json *j, const struct report *rep)
 {
@@ -332,6 +344,22 @@ static void verdict(struct json *j, const struct report *rep)
 		json_pair(j, "ci95", rep->static_saved_lo, rep->static_saved_hi);
 		json_num(j, "pct", rep->static_saved_pct);
 		json_num(j, "kept_ifunc_us", rep->static_kept_us);
+		json_str(j, "judgement", static_verdict_name(rep->static_verdict));
+		json_num(j, "static_total_us", rep->static_total_us);
+		json_obj_open(j, "parts_us");
+		json_num(j, "dynamic_fixed", rep->static_fixed_us);
+		json_num(j, "executable_relocation", rep->static_exe_us);
+		json_num(j, "libraries", rep->static_libs_us);
+		json_num(j, "exit_path", rep->static_exit_us);
+		json_num(j, "lazy_binding", rep->static_lazy_us);
+		json_num(j, "static_own_start", -rep->static_own_us);
+		json_obj_close(j);
+		json_num(j, "fault_us", rep->static_fault_us);
+		if (rep->t->static_side.known) {
+			json_int(j, "static_ifunc_extra", rep->t->static_side.ifunc_extra);
+			json_int(j, "static_ifunc_bound", rep->t->static_side.ifunc_bound);
+		}
+		json_num(j, "model_error_us", rep->static_model_err_us);
 		json_bool(j, "calibrated", rep->t->model.calibrated);
 		json_obj_close(j);
 	}

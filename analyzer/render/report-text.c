@@ -236,18 +236,75 @@ static void static_figures(const struct text_out *o, const struct report *rep)
 		rep->minflt.median, rep->maxrss.median);
 }
 
+/* The verdict's first line: a saving, or that linking statically would not help or would hurt. */
+static void verdict_head(const struct text_out *o, const struct report *rep)
+{
+	char s[32], hw[32];
+	const char *unc = rep->t->model.calibrated ? "" : " [uncalibrated]";
+
+	text_dur(o, s, sizeof s, fabs(rep->static_saved_us));
+	text_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
+	if (rep->static_verdict == SV_SAVES)
+		fprintf(o->f,
+			"\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, "
+			"%.0f%%)%s%s\n",
+			BOLD(o), s, hw, rep->static_saved_pct, unc, RESET(o));
+	else if (rep->static_verdict == SV_HURTS)
+		fprintf(o->f,
+			"\n  %sdon't link statically: it would cost \u2248 %s more per exec "
+			"(\u00b1%s, %.0f%%)%s%s\n",
+			BOLD(o), s, hw, -rep->static_saved_pct, unc, RESET(o));
+	else
+		fprintf(o->f,
+			"\n  %slinking statically would not measurably help: %s%s per exec "
+			"(\u00b1%s)%s%s\n",
+			BOLD(o), rep->static_saved_us < 0 ? "-" : "\u2248 ", s, hw, unc, RESET(o));
+}
+
+/* What the saving adds up, and the static build it predicts. */
+static void verdict_parts(const struct text_out *o, const struct report *rep)
+{
+	char fx[32], libs[32], ex[32], lz[32], own[32], tot[32], err[32];
+
+	text_dur(o, fx, sizeof fx, rep->static_fixed_us + rep->static_exe_us);
+	text_dur(o, libs, sizeof libs, rep->static_libs_us);
+	text_dur(o, ex, sizeof ex, rep->static_exit_us);
+	text_dur(o, lz, sizeof lz, rep->static_lazy_us);
+	text_dur(o, own, sizeof own, rep->static_own_us);
+	text_dur(o, tot, sizeof tot, rep->static_total_us);
+	text_dur(o, err, sizeof err, rep->static_model_err_us);
+	fprintf(o->f,
+		"  %s(sheds being dynamic %s, the libraries' loading and relocation %s, their exit "
+		"path %s, lazy binding %s; pays its own start %s; a static build \u2248 %s per "
+		"exec; \u00b1 includes the model's validated error %s)%s\n",
+		DIM(o), fx, libs, ex, lz, own, tot, err, RESET(o));
+}
+
+/* Lazy binding after startup, per object that did any. */
+static void lazy_lines(const struct text_out *o, const struct report *rep)
+{
+	char d[32];
+
+	for (size_t i = 0; i < rep->nobjs; i++) {
+		const struct report_object *ro = &rep->objs[i];
+		const struct trace_object *to = &rep->t->obj[ro->obj];
+		if (!to->lazy_binds)
+			continue;
+		text_dur(o, d, sizeof d, ro->lazy_us);
+		fprintf(o->f, "  %slazy binding after startup: %s, %u slots, %s%s\n", DIM(o),
+			term_safe(to->path), to->lazy_binds, d, RESET(o));
+	}
+}
+
 static void verdict(const struct text_out *o, const struct report *rep)
 {
-	char s[32], hw[32], d[32];
+	char d[32];
 
 	if (!rep->have_verdict)
 		return;
-	text_dur(o, s, sizeof s, rep->static_saved_us);
-	text_dur(o, hw, sizeof hw, (rep->static_saved_hi - rep->static_saved_lo) / 2);
-	fprintf(o->f,
-		"\n  %slinking statically would save \u2248 %s per exec (\u00b1%s, %.0f%%)%s%s\n",
-		BOLD(o), s, hw, rep->static_saved_pct,
-		rep->t->model.calibrated ? "" : " [uncalibrated]", RESET(o));
+	verdict_head(o, rep);
+	verdict_parts(o, rep);
+	lazy_lines(o, rep);
 	if (!rep->nadvice)
 		return;
 	fprintf(o->f, "  %srecommendations, with what each would save per exec:%s\n", DIM(o),

@@ -10,22 +10,26 @@
 
 /* Per object counts, from the ELF analyzer's replay of ld.so. */
 enum model_feat {
-	MF_RELATIVE, /* R_X86_64_RELATIVE in DT_RELA/DT_REL */
-	MF_RELR,     /* relative relocations packed in DT_RELR */
-	MF_LOOKUPS,  /* symbol lookups (_dl_lookup_symbol_x calls) at startup */
-	MF_PROBES,   /* objects consulted by those lookups */
-	MF_BLOOM,    /* probes the GNU Bloom filter ended */
-	MF_CHAIN,    /* hash chain entries examined */
-	MF_STRCMPS,  /* symbol names compared in full */
-	MF_CACHED,   /* relocations the one-entry lookup cache answered */
-	MF_TLS,	     /* TLS relocations */
-	MF_IFUNC,    /* IFUNC resolver calls (IRELATIVE and IFUNC-bound) */
-	MF_PAGES,    /* distinct pages relocations write (copy-on-write faults) */
-	MF_OBJECTS,  /* 1 per relocated object: its fixed cost (RELRO mprotect...) */
+	MF_RELATIVE,   /* R_X86_64_RELATIVE in DT_RELA/DT_REL */
+	MF_RELR,       /* relative relocations packed in DT_RELR */
+	MF_LOOKUPS,    /* symbol lookups (_dl_lookup_symbol_x calls) at startup */
+	MF_PROBES,     /* objects consulted by those lookups */
+	MF_BLOOM,      /* probes the GNU Bloom filter ended */
+	MF_CHAIN,      /* hash chain entries examined */
+	MF_STRCMPS,    /* symbol names compared in full */
+	MF_CACHED,     /* relocations the one-entry lookup cache answered */
+	MF_TLS,	       /* TLS relocations */
+	MF_IFUNC,      /* IFUNC resolver calls (IRELATIVE and IFUNC-bound) */
+	MF_PAGES,      /* distinct pages relocations write (copy-on-write faults) */
+	MF_OBJECTS,    /* 1 per relocated object: its fixed cost (RELRO mprotect...) */
+	MF_HASH_BYTES, /* bytes of the names looked up: ld.so hashes each name */
+	MF_CMP_BYTES,  /* bytes the full name comparisons read */
+	MF_COLD_LINES, /* lines of names and tables read first, out of order: cache misses */
 	MODEL_NFEAT,
 };
 
-#define MODEL_VERSION 1
+/* 2: the name bytes hashed and compared, the cold lines (C++ libraries). */
+#define MODEL_VERSION 2
 
 /*
  * Per object, what the analyzer's replay says about changes that would
@@ -51,6 +55,15 @@ struct model_coefs {
 	double dynamic_fixed_us, dynamic_fixed_lo, dynamic_fixed_hi;
 	double static_min_us;	   /* that program's whole run, static */
 	double load_per_object_us; /* finding and mapping one more library */
+	/* The machine (model/calibrate-machine.c). */
+	double fault_us, fault_lo, fault_hi; /* a page-cache fault, fault-around included */
+	double fault_rest_us;		     /* the same at rest: the fastest rounds */
+	double noise_pct;		     /* the fixed cost's CI half-width, % of it */
+	double exit_per_object_us;	     /* the exit path per object (_dl_fini, unmapping) */
+	double exit_per_page_us;	     /* ...and per page relocation wrote (freed at exit) */
+	double exit_per_kib_us;		     /* ...and per KiB of tables ld.so read (unmapped) */
+	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
+	double verdict_err_pct, verdict_err_us;
 	char source[256];	   /* the calibration file, or "built-in defaults" */
 	char machine[256];	   /* where the calibration was measured */
 	char created[32];	   /* when, ISO 8601 UTC */

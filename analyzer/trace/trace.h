@@ -13,6 +13,7 @@
 #include "elf/elfobj.h"
 #include "trace/model-coefs.h"
 #include "trace/samples.h"
+#include "trace/static-facts.h"
 #include "trace/tree.h"
 
 #define TRACE_NO_OBJ UINT32_MAX
@@ -120,6 +121,8 @@ struct trace {
 	int64_t recorded_at;		 /* Unix time in seconds; 0 when unknown */
 	char *ldprof_version;		 /* of the ldprof that recorded the trace */
 	struct model_coefs model;	 /* the calibration the report uses */
+	struct static_facts static_side; /* a static build's own start (verdict) */
+	double fault_us_now;		 /* a page fault's cost when it ran; 0: not measured */
 	struct trace_sampling *sampling; /* --sample; NULL without it */
 };
 

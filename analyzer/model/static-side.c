@@ -1,0 +1,135 @@
+#include "model/static-side.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+static bool is_libc(const struct dso *d)
+{
+	return d->elf && d->elf->soname && !strncmp(d->elf->soname, "libc.so.", 8);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The resolvers libc's own IRELATIVE relocations call (their addends):
+ * the IFUNCs libc resolves for itself, which a static start runs anyway.
+ * Read here, not kept by elfobj, because only this prediction needs them.
+ */
+static size_t own_irelative(const struct elfobj *e, uint64_t **out)
+{
+	static const int64_t tab[][2] = {{DT_RELA, DT_RELASZ}, {DT_JMPREL, DT_PLTRELSZ}};
+	size_t n = 0;
+
+	*out = NULL;
+	for (size_t t = 0; t < ARRAY_SIZE(tab); t++) {
+		const GElf_Dyn *at = elfobj_dyn(e, tab[t][0]), *sz = elfobj_dyn(e, tab[t][1]);
+		if (!at || !sz)
+			continue;
+		size_t cnt = sz->d_un.d_val / sizeof(Elf64_Rela);
+		const Elf64_Rela *r = elfobj_table(e, at->d_un.d_ptr, cnt, sizeof(Elf64_Rela), 8);
+		for (size_t i = 0; r && i < cnt; i++) {
+			if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_IRELATIVE)
+				continue;
+			*out = xrealloc(*out, (n + 1) * sizeof **out);
+			(*out)[n++] = (uint64_t)r[i].r_addend;
+		}
+	}
+	if (n)
+		qsort(*out, n, sizeof **out, cmp_u64);
+	return n;
+}
+
+/* Sort and count the distinct values of v[0..n); v is reordered. */
+static size_t distinct(uint64_t *v, size_t n)
+{
+	size_t k = 0;
+
+	if (n)
+		qsort(v, n, sizeof *v, cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[i] != v[k - 1])
+			v[k++] = v[i];
+	return k;
+}
+
+/*
+ * libc's functions that go through NSS: a static glibc build has only the
+ * sources built into libc (files, dns) without the shared libc at run
+ * time, and some static builds leave the lookups out. Debian's zsh-static
+ * does: it never opens /etc/passwd, which dynamic zsh's getpwuid reads (a
+ * getpwuid costs a dynamic program 74 us here, 1000 interleaved runs).
+ */
+static bool is_nss(const char *name)
+{
+	static const char *const prefixes[] = {
+		"getpw",      "getgr",	  "getsp",	"getaddrinfo",	"gethostby", "getservby",
+		"getprotoby", "getnetby", "initgroups", "getgrouplist", "getlogin",  "getnameinfo"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+static void note_nss(struct static_facts *sf, const char *name)
+{
+	if (!sf->nss_calls++)
+		snprintf(sf->nss_example, sizeof sf->nss_example, "%s", name);
+}
+
+void static_side_facts(const struct deps_report *r, struct static_facts *sf)
+{
+	const struct process *p = &r->p;
+	uint64_t *res = xcalloc(r->bs.n + 1, sizeof *res), *own = NULL;
+	const char **nss = xcalloc(r->bs.n + 1, sizeof *nss);
+	size_t nres = 0, nown = 0, nnss = 0;
+	int libc = -1;
+
+	memset(sf, 0, sizeof *sf);
+	for (size_t i = 0; i < p->nobj; i++)
+		if (is_libc(p->obj[i]))
+			libc = (int)i;
+	for (size_t k = 0; libc >= 0 && k < r->bs.n; k++) {
+		const struct binding *b = &r->bs.b[k];
+		const struct elfobj *e = p->obj[libc]->elf;
+		if (b->to != libc || b->from == libc || b->tsym >= e->nsyms)
+			continue;
+		if (b->flags & BIND_IFUNC)
+			res[nres++] =
+				e->syms[b->tsym].st_value; /* an IFUNC's value is its resolver */
+		else if (b->name && is_nss(b->name))
+			nss[nnss++] = b->name;
+	}
+	nres = distinct(res, nres);
+	if (libc >= 0)
+		nown = own_irelative(p->obj[libc]->elf, &own);
+	sf->ifunc_bound = (uint32_t)nres;
+	for (size_t k = 0; k < nres; k++)
+		sf->ifunc_extra += !bsearch(&res[k], own, nown, sizeof *own, cmp_u64);
+	qsort(nss, nnss, sizeof *nss, cmp_str);
+	for (size_t k = 0; k < nnss; k++)
+		if (!k || strcmp(nss[k], nss[k - 1]))
+			note_nss(sf, nss[k]);
+	sf->known = true;
+	free(res);
+	free(own);
+	free(nss);
+}
+
+double static_side_us(const struct model_coefs *m, const struct static_facts *sf)
+{
+	return sf->known ? sf->ifunc_extra * m->coef_us[MF_IFUNC] : 0;
+}

@@ -1,0 +1,21 @@
+/*
+ * What the analyzer's replay says about a static build of a dynamic
+ * program (model/static-side.c): the IFUNC resolvers its own start would
+ * call that the minimal static program's does not. Kept apart from the model so that the
+ * trace can carry it without knowing the analyzer.
+ */
+#ifndef LDPROF_STATIC_FACTS_H
+#define LDPROF_STATIC_FACTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct static_facts {
+	bool known;	      /* the replay gave them */
+	uint32_t ifunc_bound; /* distinct IFUNCs of libc the program binds (lazy ones too) */
+	uint32_t ifunc_extra; /* of those, the ones libc itself never resolves */
+	uint32_t nss_calls;   /* distinct NSS functions of libc it binds (getpwuid, ...) */
+	char nss_example[32]; /* one of them, for the note */
+};
+
+#endif

@@ -1,0 +1,18 @@
+# The relocation cost model on real programs: a fresh calibration, then the
+# residual of the relocate phase (measured - predicted) for C and C++
+# programs from Debian's main archive (tools/bench-reloc.py; tools/install-deps
+# BENCH installs them). Fails when one misses the goal of 15%.
+
+BENCH_RELOC_CALIBRATION := $(B)/bench/calibration-reloc
+
+.PHONY: bench-reloc
+bench-reloc: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
+	@mkdir -p $(B)/bench
+	@echo "== the relocation model's residual on real programs (calibrated here)"
+	@./$(LDPROF) calibrate -o $(BENCH_RELOC_CALIBRATION) > $(B)/bench/calibration-reloc.log 2>&1 || \
+		{ cat $(B)/bench/calibration-reloc.log; exit 1; }
+	@grep '^r2 ' $(BENCH_RELOC_CALIBRATION) | sed 's/^/   calibration /'
+	@LDPROF_CALIBRATION=$(CURDIR)/$(BENCH_RELOC_CALIBRATION) tools/bench-reloc.py --ldprof ./$(LDPROF)
+	@echo
+
+BENCHES += bench-reloc

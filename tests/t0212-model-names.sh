@@ -1,0 +1,46 @@
+#!/bin/sh
+# What C++ libraries cost ld.so that the first synthetic libraries did not:
+# the replay counts the bytes of every name it hashes (each lookup), the
+# bytes its full name comparisons read, and the lines of names and tables
+# read first and out of order (cache misses). Checked exactly on the
+# calibration's own programs, whose names gen-reloc-lib makes of known
+# lengths, and the fit prices each of them.
+. "$(dirname "$0")/lib.sh"
+
+TMPDIR=$TMP "$LDPROF" calibrate --quick -n 5 --dry-run --json >"$TMP/cal.json" 2>"$TMP/cal.err"
+check "calibrate --json ran" test -s "$TMP/cal.json"
+feat() { # feat PROGRAM COUNT
+	json_eval "$TMP/cal.json" "[p['features']['$2'] for p in d['fit'] if p['program'] == '$1'][0]"
+}
+# gen-reloc-lib -s 3000 -l 64 -n n: names n_NNN..._fI of 63 bytes plus
+# the digits of I (10 + 90*2 + 900*3 + 2000*4 = 10890 in all).
+names=$((3000 * 63 + 10890))
+added=$(awk -v a="$(feat names-64 hash_bytes)" -v b="$(feat symbolic-3000 hash_bytes)" \
+	'BEGIN { print a - b }')
+# symbolic-3000 hashes names s_fI: 3000 * 3 + 10890 bytes.
+short=$((3000 * 3 + 10890))
+check "names-64 hashes the 3000 names' bytes ($added more than symbolic-3000, want $((names - short)))" \
+	awk -v a="$added" -v w="$((names - short))" 'BEGIN { exit !(a == w) }'
+# xnames-64: 2000 lookups that find prov_NNN..._fI in another object and
+# compare it in full, its NUL included: 2000 * 63 + 6890 + 2000 bytes.
+cmp=$(feat xnames-64 cmp_bytes)
+want=$((2000 * 64 + 6890))
+check "xnames-64 compares the 2000 names in full ($cmp bytes, at least $want)" \
+	awk -v c="$cmp" -v w="$want" 'BEGIN { exit !(c >= w && c < w + 2000) }'
+check "names-64 compares no more than symbolic-3000 does" \
+	awk -v a="$(feat names-64 cmp_bytes)" -v b="$(feat symbolic-3000 cmp_bytes)" \
+	'BEGIN { exit !(a != "" && a == b) }'
+# The same names read in order cost few cold lines (prefetched), shuffled
+# about one a name.
+seq=$(feat names-64 cold_lines)
+shuf=$(feat scatter-64 cold_lines)
+check "names read out of order are cold lines (scatter-64: $shuf, names-64: $seq)" \
+	awk -v s="$seq" -v r="$shuf" 'BEGIN { exit !(r - s > 1000 && r - s < 3500) }'
+check "scatter-64 hashes what names-64 hashes" \
+	awk -v a="$(feat names-64 hash_bytes)" -v b="$(feat scatter-64 hash_bytes)" \
+	'BEGIN { exit !(a > 0 && a == b) }'
+for c in hash_bytes cmp_bytes cold_lines; do
+	v=$(json_eval "$TMP/cal.json" "d['coef_us']['$c']")
+	check "the fit has a coefficient for $c ($v us)" test -n "$v"
+done
+done_testing

@@ -1,0 +1,46 @@
+#!/bin/sh
+# calibrate's machine figures: the page-fault cost, the noise, the exit
+# path's coefficients, stored and read back; --verdict-error stores the
+# verdict's validated error, which the verdict's interval then holds; bad
+# values are refused.
+. "$(dirname "$0")/lib.sh"
+
+"$LDPROF" calibrate --quick -n 5 --json -o "$TMP/cal" >"$TMP/cal.json" 2>"$TMP/cal.err"
+check "calibrate --quick runs" test $? -eq 0
+expect_eq "a page fault costs something, and no less than at rest" true \
+	"$(json_eval "$TMP/cal.json" "0 < d['fault_us'][0] < 1000 and d['fault_rest_us'] <= d['fault_us'][0] and d['fault_us'][1] <= d['fault_us'][0] <= d['fault_us'][2]")"
+expect_eq "the exit path's coefficients are there" true \
+	"$(json_eval "$TMP/cal.json" "min(d['exit_per_object_us'], d['exit_per_page_us'], d['exit_per_kib_us']) >= 0")"
+expect_eq "the noise is the fixed cost's CI against it" true \
+	"$(json_eval "$TMP/cal.json" "d['noise_pct'] >= 0 and isinstance(d['warnings'], list)")"
+check "the fault cost is stored" grep -Eq '^fault_us [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"
+check "the exit path is stored" grep -Eq '^exit_us [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"
+# A warning per doubtful figure goes to stderr, each as "ldprof: calibrate: warning: ...".
+n=$(json_eval "$TMP/cal.json" "len(d['warnings'])")
+expect_eq "each warning is printed" "$n" "$(grep -c '^ldprof: calibrate: warning: the machine was busy' "$TMP/cal.err")"
+
+# --verdict-error: stored with the calibration, the rest unchanged.
+cp "$TMP/cal" "$TMP/cal.before"
+"$LDPROF" calibrate --verdict-error 40,500 -o "$TMP/cal" >"$TMP/ve" 2>&1
+check "--verdict-error stores" grep -q "stored in $TMP/cal" "$TMP/ve"
+check "it is in the file" grep -q '^verdict_error 40 500$' "$TMP/cal"
+expect_eq "nothing else changed" "" \
+	"$(diff "$TMP/cal.before" "$TMP/cal" | grep '^[<>]' | grep -v verdict_error)"
+LDPROF_CALIBRATION=$TMP/cal "$LDPROF" -n 10 --json "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/j"
+expect_eq "the verdict's interval holds the stored error" true \
+	"$(json_eval "$TMP/j" "d['verdict']['model_error_us'] == max(500, 0.4 * abs(d['verdict']['static_link_saved_us'])) and d['verdict']['ci95'][1] - d['verdict']['static_link_saved_us'] >= 500")"
+expect_eq "an interval that holds 0 is no saving, and not advised" "no_gain False" \
+	"$(json_eval "$TMP/j" "d['verdict']['judgement'] + ' ' + str(any(a['what'] == 'link statically' for a in d['advice']))")"
+"$LDPROF" -n 5 "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >/dev/null 2>&1 # warm
+LDPROF_CALIBRATION=$TMP/cal "$LDPROF" -n 10 "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/t"
+check "text: it would not measurably help" grep -q "linking statically would not measurably help" "$TMP/t"
+
+for bad in 40 -1,5 5,-1 x,y 40,500,1; do
+	"$LDPROF" calibrate --verdict-error "$bad" -o "$TMP/cal" >"$TMP/bad" 2>&1
+	expect_eq "--verdict-error $bad is refused" 2 $?
+done
+check "with its reason" grep -q "ldprof: --verdict-error: .*: not PCT,US" "$TMP/bad"
+"$LDPROF" calibrate --verdict-error 1,1 -o "$TMP/none" >"$TMP/none.out" 2>&1
+expect_eq "no calibration to store it in: an error" 1 $?
+check "the file stays absent" test ! -e "$TMP/none"
+done_testing

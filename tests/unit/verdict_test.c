@@ -1,0 +1,269 @@
+/*
+ * Unit tests for the static-link verdict (verdict.c) on a synthetic trace
+ * with the cost model attached: lazy binding after startup is priced and
+ * added to the saving; the exit path is part of each library's saving; a
+ * static build's own start is subtracted, so the verdict can say "don't"
+ * and then drops the advice; its +- holds the model's validated error; a
+ * fault cost that changed since calibration is told. Also the machine's
+ * fault measurement and the calibration file's new keys.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake-trace.h"
+#include "model/analyze.h"
+#include "model/calibrate-machine.h"
+#include "model/model.h"
+#include "render/render.h"
+#include "unit.h"
+
+/* The fake trace with model counts on every object but the vDSO, calibrated. */
+static void model_trace(struct trace *t)
+{
+	fake_trace(t, &(struct fake_opts){.runs = 20, .slow = 1});
+	model_defaults(&t->model);
+	t->model.calibrated = true;
+	t->model.fault_us = 1.0;
+	for (size_t i = 0; i < t->nobj; i++) {
+		struct trace_object *o = &t->obj[i];
+		if (o->role == ROLE_VDSO)
+			continue;
+		o->have_feat = true;
+		o->feat[MF_RELATIVE] = 1000;
+		o->feat[MF_LOOKUPS] = 100;
+		o->feat[MF_CHAIN] = 300;
+		o->feat[MF_STRCMPS] = 100;
+		o->feat[MF_PAGES] = 10;
+		o->feat[MF_OBJECTS] = 1;
+	}
+	t->static_side.known = true;
+}
+
+static const struct report_object *obj_of(const struct report *rep, uint32_t obj)
+{
+	for (size_t i = 0; i < rep->nobjs; i++)
+		if (rep->objs[i].obj == obj)
+			return &rep->objs[i];
+	return NULL;
+}
+
+static bool has_advice(const struct report *rep, const char *what)
+{
+	for (size_t i = 0; i < rep->nadvice; i++)
+		if (!strcmp(rep->advice[i].what, what))
+			return true;
+	return false;
+}
+
+static bool has_note(const struct report *rep, const char *part)
+{
+	for (size_t i = 0; i < rep->nnotes; i++)
+		if (strstr(rep->notes[i], part))
+			return true;
+	return false;
+}
+
+static void test_lazy_binding(void)
+{
+	struct trace t;
+	struct report a, b;
+
+	model_trace(&t);
+	/* liba binds its PLT lazily: the old verdict only noted it, uncounted. */
+	t.obj[3].bind_now = false;
+	t.obj[3].relocs.jump_slot = 300;
+	report_build(&t, &a);
+	CHECK(a.have_verdict && a.static_lazy_us == 0);
+	t.obj[3].lazy_binds = 200;
+	report_build(&t, &b);
+	double scale = b.phase[PH_RELOCATE].median / b.reloc_model_us;
+	const double *c = t.model.coef_us; /* the lookups' work in the fake counts */
+	double per_lookup = (c[MF_CHAIN] * 300 + c[MF_STRCMPS] * 100) / 100;
+	const struct report_object *ro = obj_of(&b, 3);
+	CHECK(ro && ro->lazy_us > 0);
+	CHECK_NEAR(ro->lazy_us, 200 * per_lookup * scale, 1e-6);
+	CHECK_NEAR(b.static_lazy_us, ro->lazy_us, 1e-9);
+	CHECK_NEAR(b.static_saved_us - a.static_saved_us, ro->lazy_us, 1e-6);
+	CHECK_NEAR(ro->link_saved_us - obj_of(&a, 3)->link_saved_us, ro->lazy_us, 1e-6);
+	CHECK(!has_note(&b, "do not count") && !has_note(&a, "do not count"));
+	report_free(&a);
+	report_free(&b);
+	trace_free(&t);
+}
+
+static void test_exit_path(void)
+{
+	struct trace t;
+	struct report rep;
+
+	model_trace(&t);
+	t.model.exit_per_object_us = 5;
+	t.model.exit_per_page_us = 0.5;
+	t.model.exit_per_kib_us = 0.1;
+	report_build(&t, &rep);
+	/* 1100 Rela of 24 bytes and 100 symbols of 48: 30.47 KiB of tables. */
+	double tables = (1100 * 24 + 100 * 48) / 1024.0 * 0.1;
+	CHECK_NEAR(model_table_kib(t.obj[3].feat), 30.46875, 1e-9);
+	/* Each library: its object, its 10 pages, its tables; the executable: no object. */
+	CHECK_NEAR(obj_of(&rep, 3)->exit_us, 10 + tables, 1e-9);
+	CHECK_NEAR(obj_of(&rep, 4)->exit_us, 10 + tables, 1e-9);
+	CHECK_NEAR(obj_of(&rep, 0)->exit_us, 5 + tables, 1e-9);
+	CHECK_NEAR(rep.static_exit_us, 25 + 3 * tables, 1e-9);
+	CHECK(obj_of(&rep, 3)->link_saved_us >= obj_of(&rep, 3)->exit_us);
+	report_free(&rep);
+	trace_free(&t);
+}
+
+/* The static build's own start, set so that the saving is about `left`. */
+static void saving_left(struct trace *t, const struct report *base, double left)
+{
+	double per = t->model.coef_us[MF_IFUNC];
+
+	t->static_side.ifunc_extra = (uint32_t)fmax(0, (base->static_saved_us - left) / per);
+}
+
+static void test_can_say_dont(void)
+{
+	struct trace t;
+	struct report a, hurt, none;
+	char *text = NULL;
+	size_t len;
+
+	model_trace(&t);
+	report_build(&t, &a);
+	CHECK(a.static_verdict == SV_SAVES && has_advice(&a, "link statically"));
+	CHECK(a.static_own_us == 0);
+	CHECK_NEAR(a.static_total_us, a.plain_total.median - a.static_saved_us, 1e-9);
+	saving_left(&t, &a, -200);
+	report_build(&t, &hurt);
+	CHECK(hurt.static_own_us > a.static_saved_us);
+	CHECK(hurt.static_saved_us < 0 && hurt.static_saved_hi < 0);
+	CHECK(hurt.static_verdict == SV_HURTS && !has_advice(&hurt, "link statically"));
+	CHECK(hurt.static_total_us > hurt.plain_total.median);
+	FILE *f = open_memstream(&text, &len);
+	render_text(f, &hurt, &(struct text_style){false, true});
+	fclose(f);
+	CHECK(strstr(text, "don't link statically: it would cost") != NULL);
+	free(text);
+	f = open_memstream(&text, &len);
+	render_html(f, &hurt);
+	fclose(f);
+	CHECK(strstr(text, "Don't link statically: it would cost") != NULL);
+	free(text);
+	saving_left(&t, &a, 0);
+	report_build(&t, &none);
+	CHECK(none.static_saved_lo < 0 && none.static_saved_hi > 0);
+	CHECK(none.static_verdict == SV_NO_GAIN && !has_advice(&none, "link statically"));
+	report_free(&a);
+	report_free(&hurt);
+	report_free(&none);
+	trace_free(&t);
+}
+
+static void test_model_error(void)
+{
+	struct trace t;
+	struct report small, big;
+
+	model_trace(&t);
+	t.model.verdict_err_pct = 1, t.model.verdict_err_us = 0.01;
+	report_build(&t, &small);
+	t.model.verdict_err_pct = 50;
+	report_build(&t, &big);
+	CHECK_NEAR(big.static_model_err_us, 0.5 * big.static_saved_us, 1e-6);
+	CHECK(big.static_saved_hi - big.static_saved_us >= big.static_model_err_us);
+	CHECK(big.static_saved_hi - big.static_saved_lo >
+	      small.static_saved_hi - small.static_saved_lo);
+	/* An absolute floor: a saving near zero still has the model's error around it. */
+	t.model.verdict_err_pct = 0, t.model.verdict_err_us = 40;
+	report_free(&big);
+	report_build(&t, &big);
+	CHECK_NEAR(big.static_model_err_us, 40, 1e-9);
+	report_free(&small);
+	report_free(&big);
+	trace_free(&t);
+}
+
+static void test_fault_drift(void)
+{
+	struct trace t;
+	struct report same, slow;
+
+	model_trace(&t);
+	t.fault_us_now = 1.1;
+	report_build(&t, &same);
+	CHECK(!has_note(&same, "at calibration"));
+	CHECK_NEAR(same.static_fault_us, 1.1, 1e-9); /* priced at this run's faults */
+	t.fault_us_now = 3.0;
+	t.static_side.nss_calls = 2;
+	snprintf(t.static_side.nss_example, sizeof t.static_side.nss_example, "getpwuid");
+	report_build(&t, &slow);
+	CHECK(has_note(&slow, "at calibration"));
+	CHECK(has_note(&slow, "calls 2 NSS functions (getpwuid, ...)"));
+	CHECK(!has_note(&same, "NSS"));
+	report_free(&same);
+	report_free(&slow);
+	trace_free(&t);
+}
+
+static void test_fault_cost(void)
+{
+	struct summary s;
+	struct errbuf err;
+	double rest;
+
+	CHECK(machine_fault_cost(9, &s, &rest, &err) == 0);
+	CHECK(s.n == 9 && s.median > 0 && s.median < 1000);
+	CHECK(s.ci_lo <= s.median && s.median <= s.ci_hi);
+	CHECK(rest > 0 && rest <= s.median);
+}
+
+static void test_calibration_file(void)
+{
+	char path[] = "/tmp/verdict_test.XXXXXX";
+	struct model_coefs m, r, d;
+	struct errbuf err;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	CHECK(fd >= 0);
+	close(fd);
+	model_defaults(&m);
+	m.fault_us = 1.25, m.fault_lo = 1.2, m.fault_hi = 1.3, m.fault_rest_us = 1.1;
+	m.noise_pct = 3.5, m.exit_per_object_us = 4.5, m.exit_per_page_us = 0.25;
+	m.exit_per_kib_us = 0.0625;
+	m.verdict_err_pct = 9, m.verdict_err_us = 21;
+	CHECK(model_save(&m, path, &err) == 0);
+	CHECK(model_read(path, &r, &err) == 0);
+	CHECK(r.fault_us == 1.25 && r.fault_lo == 1.2 && r.fault_hi == 1.3 &&
+	      r.fault_rest_us == 1.1);
+	CHECK(r.noise_pct == 3.5 && r.exit_per_object_us == 4.5 && r.exit_per_page_us == 0.25);
+	CHECK(r.exit_per_kib_us == 0.0625);
+	CHECK(r.verdict_err_pct == 9 && r.verdict_err_us == 21);
+	/* A calibration from before the exit path was measured: the defaults. */
+	f = fopen(path, "w");
+	fprintf(f, "ldprof-calibration %d\nintercept_us 30\n", MODEL_VERSION);
+	fclose(f);
+	CHECK(model_read(path, &r, &err) == 0);
+	model_defaults(&d);
+	CHECK(r.exit_per_object_us == d.exit_per_object_us && r.verdict_err_pct == 0);
+	f = fopen(path, "w");
+	fprintf(f, "ldprof-calibration %d\nverdict_error -3 2\n", MODEL_VERSION);
+	fclose(f);
+	CHECK(model_read(path, &r, &err) != 0);
+	unlink(path);
+}
+
+int main(void)
+{
+	test_lazy_binding();
+	test_exit_path();
+	test_can_say_dont();
+	test_model_error();
+	test_fault_drift();
+	test_fault_cost();
+	test_calibration_file();
+	return unit_done("verdict_test");
+}
