@@ -1,0 +1,23 @@
+#!/bin/sh
+# Lazy binding after startup, counted in the run (preload/lazy.c): each
+# library's lazy_binds equals what ld.so itself reports, LD_DEBUG=bindings
+# after the last "relocation processing" (ld.so's own relocation last, whose
+# bindings are not lazy): the PLT slots the program bound at first call.
+. "$(dirname "$0")/lib.sh"
+
+prog=$TOP/samples/sh.dynamic
+"$LDPROF" -n 5 --no-overhead --json "$prog" "$TOP/samples/foo" >"$TMP/j"
+json_eval "$TMP/j" "' '.join('%s=%d' % (l['path'].rsplit('/', 1)[-1], l['lazy_binds']) for l in d['libraries'] if l.get('lazy_binds'))" >"$TMP/ours"
+
+LD_DEBUG=reloc,bindings "$prog" "$TOP/samples/foo" 2>"$TMP/debug" >/dev/null
+awk '
+	/relocation processing:/ { split($0, f, "relocation processing: "); last = f[2]
+		sub(/ .*/, "", last); split("", c); next }
+	/binding file/ { split($0, f, "binding file "); from = f[2]; sub(/ \[.*/, "", from)
+		if (from != last) c[from]++ }
+	END { for (k in c) { b = k; sub(/.*\//, "", b); print b "=" c[k] } }' "$TMP/debug" |
+	sort | xargs >"$TMP/oracle"
+expect_eq "lazy_binds per library equal LD_DEBUG's bindings after startup" \
+	"$(cat "$TMP/oracle")" "$(tr ' ' '\n' <"$TMP/ours" | sort | xargs)"
+check "the sample shell binds some lazily (the test can see a difference)" test -s "$TMP/oracle"
+done_testing
