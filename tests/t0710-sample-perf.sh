@@ -28,7 +28,8 @@ fi
 perf report -i "$TMP/perf.data" --no-children --sort comm,sym -g none --stdio 2>/dev/null |
 	awk '$2 == "sh.dynamic" && $3 == "[.]" { sub("%", "", $1); v[$4] += $1; all += $1 }
 	     END { for (s in v) printf "%s %.4f\n", s, v[s] / all }' |
-	sort -k2,2nr | head -5 >"$TMP/perf.top"
+	sort -k2,2nr | head -10 >"$TMP/perf.all"
+head -5 "$TMP/perf.all" >"$TMP/perf.top"
 
 "$LDPROF" run --sample -n 60 --no-overhead --json "$sh_dyn" "$foo" >"$TMP/j" 2>"$TMP/e"
 check "ldprof run --sample exits 0" test $? -eq 0
@@ -37,15 +38,28 @@ if grep -q 'sampling: perf_event_open' "$TMP/e"; then
 	done_testing
 	exit 0
 fi
-json_eval "$TMP/j" "'\n'.join('%s %.4f' % (f['name'], f['self_share']) for f in d['samples']['whole_run']['functions'][:5])" \
-	>"$TMP/ldprof.top"
+json_eval "$TMP/j" "'\n'.join('%s %.4f' % (f['name'], f['self_share']) for f in d['samples']['whole_run']['functions'][:10])" \
+	>"$TMP/ldprof.all"
+head -5 "$TMP/ldprof.all" >"$TMP/ldprof.top"
 diag "perf:   $(tr '\n' ' ' <"$TMP/perf.top")"
 diag "ldprof: $(tr '\n' ' ' <"$TMP/ldprof.top")"
-expect_eq "the five top self functions are perf's, as a set" \
-	"$(cut -d' ' -f1 "$TMP/perf.top" | sort | tr '\n' ' ')" \
-	"$(cut -d' ' -f1 "$TMP/ldprof.top" | sort | tr '\n' ' ')"
+# The same five, but for a tie at the fifth place: a function in one
+# tool's five and not the other's must be within 2 points of the other's
+# fifth (two functions with 7.2% and 7.4% swap places from run to run).
+expect_eq "the five top self functions are perf's, as a set (ties at the fifth aside)" ok \
+	"$(python3 -c '
+import sys
+def load(p):
+    return [(l.split()[0], float(l.split()[1])) for l in open(p)]
+a, b = load(sys.argv[1]), load(sys.argv[2])
+def odd(x, y):
+    five = dict(y[:5]); fifth = y[min(4, len(y) - 1)][1]; every = dict(y)
+    return [n for n, _ in x[:5] if n not in five and every.get(n, 0) < fifth - 0.02]
+bad = odd(a, b) + odd(b, a)
+print("ok" if not bad and len(a) >= 5 and len(b) >= 5 else "not the same five: " + " ".join(bad))
+' "$TMP/perf.all" "$TMP/ldprof.all")"
 while read -r name share; do
-	theirs=$(awk -v n="$name" '$1 == n { print $2 }' "$TMP/perf.top")
+	theirs=$(awk -v n="$name" '$1 == n { print $2 }' "$TMP/perf.all")
 	check "$name: ldprof's self share $share is perf's ${theirs:-?} within 10 points" \
 		awk -v a="$share" -v b="${theirs:-9}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.10) }'
 done <"$TMP/ldprof.top"

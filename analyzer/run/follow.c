@@ -251,20 +251,6 @@ static char *rec_string(const char *p, size_t off, size_t size)
 	return xasprintf("%.*s", (int)strnlen(p + off, end - off), p + off);
 }
 
-static uint32_t u32_at(const char *p, size_t off)
-{
-	uint32_t v;
-	memcpy(&v, p + off, sizeof v);
-	return v;
-}
-
-static uint64_t u64_at(const char *p, size_t off)
-{
-	uint64_t v;
-	memcpy(&v, p + off, sizeof v);
-	return v;
-}
-
 /* One whole record; bounds are checked against its own size. */
 static void decode(void *arg, const char *p, size_t size)
 {
@@ -279,30 +265,30 @@ static void decode(void *arg, const char *p, size_t size)
 	case PERF_RECORD_EXIT:
 		if (size < 32)
 			return;
-		r.pid = (int32_t)u32_at(p, 8);
-		r.ppid = (int32_t)u32_at(p, 12);
-		r.tid = (int32_t)u32_at(p, 16);
-		r.ns = u64_at(p, 24);
+		r.pid = (int32_t)perf_u32_at(p, 8);
+		r.ppid = (int32_t)perf_u32_at(p, 12);
+		r.tid = (int32_t)perf_u32_at(p, 16);
+		r.ns = perf_u64_at(p, 24);
 		break;
 	case PERF_RECORD_COMM:
 		if (!(h.misc & PERF_RECORD_MISC_COMM_EXEC) || size < 32)
 			return; /* a rename (PR_SET_NAME) is no exec */
-		r.pid = (int32_t)u32_at(p, 8);
-		r.tid = (int32_t)u32_at(p, 12);
-		r.ns = u64_at(p, size - 8);
+		r.pid = (int32_t)perf_u32_at(p, 8);
+		r.tid = (int32_t)perf_u32_at(p, 12);
+		r.ns = perf_u64_at(p, size - 8);
 		r.str = rec_string(p, 16, size);
 		break;
 	case PERF_RECORD_MMAP2:
 		if (size < 72 + 16 || (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
 			return;
-		r.pid = (int32_t)u32_at(p, 8);
-		r.tid = (int32_t)u32_at(p, 12);
-		r.ns = u64_at(p, size - 8);
+		r.pid = (int32_t)perf_u32_at(p, 8);
+		r.tid = (int32_t)perf_u32_at(p, 12);
+		r.ns = perf_u64_at(p, size - 8);
 		r.str = rec_string(p, 72, size);
 		break;
 	case PERF_RECORD_LOST:
 		if (size >= 24)
-			f->lost += u64_at(p, 16);
+			f->lost += perf_u64_at(p, 16);
 		return;
 	default:
 		return;

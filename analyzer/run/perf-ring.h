@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct perf_ring {
 	int fd;
@@ -33,6 +34,21 @@ void perf_ring_close(struct perf_ring *r);
 /* Call fn on each whole record the ring holds (size bytes at p), then free the space. */
 void perf_ring_drain(struct perf_ring *r, struct perf_scratch *s,
 		     void (*fn)(void *arg, const char *p, size_t size), void *arg);
+
+/* A record's fields, at any alignment (records are packed in the ring). */
+static inline uint32_t perf_u32_at(const char *p, size_t off)
+{
+	uint32_t v;
+	memcpy(&v, p + off, sizeof v);
+	return v;
+}
+
+static inline uint64_t perf_u64_at(const char *p, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, p + off, sizeof v);
+	return v;
+}
 
 /* (rdtsc, CLOCK_MONOTONIC_RAW in ns) at one instant: the tightest of a few reads. */
 void perf_clock_pair(uint64_t *tsc, uint64_t *ns);

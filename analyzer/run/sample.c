@@ -146,20 +146,6 @@ struct pollfd sampler_pollfd(const struct sampler *s)
 	return (struct pollfd){.fd = s->ring.fd, .events = POLLIN};
 }
 
-static uint64_t u64_at(const char *p, size_t off)
-{
-	uint64_t v;
-	memcpy(&v, p + off, sizeof v);
-	return v;
-}
-
-static uint32_t u32_at(const char *p, size_t off)
-{
-	uint32_t v;
-	memcpy(&v, p + off, sizeof v);
-	return v;
-}
-
 /* ip, pid/tid, time, abi + regs, size + bytes + dyn_size: bounds checked against size. */
 static void decode_sample(struct sampler *s, const char *p, size_t size)
 {
@@ -169,11 +155,11 @@ static void decode_sample(struct sampler *s, const char *p, size_t size)
 
 	if (size < off + 8)
 		return;
-	x.st.ip = u64_at(p, 8);
-	x.pid = u32_at(p, 16);
-	x.tid = u32_at(p, 20);
-	x.ns = u64_at(p, 24);
-	abi = u64_at(p, off);
+	x.st.ip = perf_u64_at(p, 8);
+	x.pid = perf_u32_at(p, 16);
+	x.tid = perf_u32_at(p, 20);
+	x.ns = perf_u64_at(p, 24);
+	abi = perf_u64_at(p, off);
 	off += 8;
 	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
 		if (size < off + 8 * nregs || nregs > 64)
@@ -185,10 +171,10 @@ static void decode_sample(struct sampler *s, const char *p, size_t size)
 	}
 	if (size < off + 8)
 		return;
-	len = u64_at(p, off);
+	len = perf_u64_at(p, off);
 	off += 8;
 	if (len && size >= off + len + 8) {
-		dyn = u64_at(p, off + len);
+		dyn = perf_u64_at(p, off + len);
 		if (dyn > len)
 			dyn = len;
 		x.stack = xmalloc(dyn ? dyn : 1);
@@ -208,13 +194,13 @@ static void decode_mmap2(struct sampler *s, const char *p, size_t size)
 	memcpy(&h, p, sizeof h);
 	if (size < 72 + 16 || (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
 		return;
-	if (u32_at(p, 8) != (uint32_t)s->pid)
+	if (perf_u32_at(p, 8) != (uint32_t)s->pid)
 		return;
 	GROW(s->map, s->capmap, s->nmap);
 	s->map[s->nmap++] = (struct sample_map){
-		.start = u64_at(p, 16),
-		.end = u64_at(p, 16) + u64_at(p, 24),
-		.pgoff = u64_at(p, 32),
+		.start = perf_u64_at(p, 16),
+		.end = perf_u64_at(p, 16) + perf_u64_at(p, 24),
+		.pgoff = perf_u64_at(p, 32),
 		.path = xasprintf("%.*s", (int)strnlen(p + 72, end - 72), p + 72),
 	};
 }
@@ -234,7 +220,7 @@ static void decode(void *arg, const char *p, size_t size)
 		break;
 	case PERF_RECORD_LOST:
 		if (size >= 24)
-			s->lost += u64_at(p, 16);
+			s->lost += perf_u64_at(p, 16);
 		break;
 	}
 }
