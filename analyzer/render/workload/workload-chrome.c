@@ -183,6 +183,9 @@ static void process_track(struct chrome *c, size_t p)
 	for (size_t k = 0; x && k < tp->nexec; k++, x++) {
 		int64_t s = run_ns(c, workload_exec_start(c->w->t, x));
 		int64_t e = isnan(x->wall_us) ? run_end : s + (int64_t)llround(x->wall_us * 1000);
+		/* And as far as an exec drawn from its own end (exec_slices) reaches. */
+		if (tp->exec[k].end_ts && run_ns(c, tp->exec[k].end_ts) > e)
+			e = run_ns(c, tp->exec[k].end_ts);
 		unseen |= isnan(x->wall_us);
 		start = s < start ? s : start;
 		end = e > end ? e : end;
