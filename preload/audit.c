@@ -331,8 +331,11 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 	uint32_t idx = shim.nobj < LDPROF_NO_OBJ ? shim.nobj++ : LDPROF_NO_OBJ;
 	if (idx == 0)
 		shim.main = map;
-	if (idx < LDPROF_MAX_OBJS)
+	if (idx < LDPROF_MAX_OBJS) {
 		shim_obj(idx)->map = map;
+		if (shim.hooked && lmid == LM_ID_BASE)
+			shim_lazy_note_opened(shim_obj(idx));
+	}
 	*cookie = idx;
 	if (map == shim.rtld)
 		flags = LDPROF_OBJ_LOADER;
@@ -404,11 +407,10 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 		shim.hooked = 1;
 		if (!shim.preload)
 			shim_install_hooks();
-	}
-	if (!shim.main_done)
-		shim_lazy_note();
-	else if (!__atomic_exchange_n(&shim.lazy_done, 1, __ATOMIC_RELAXED))
+		shim_lazy_note(); /* the startup's objects; later ones at their la_objopen */
+	} else if (shim.main_done && !__atomic_exchange_n(&shim.lazy_done, 1, __ATOMIC_RELAXED)) {
 		shim_lazy_count();
+	}
 }
 
 SHIM_EXPORT void la_preinit(uintptr_t *cookie)

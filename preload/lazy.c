@@ -12,7 +12,8 @@
  * function's address at the first call. So right after relocation, before
  * any constructor has called anything, we note V0 per lazily bound object
  * (two loads from its GOT, whose page relocation has just written); at
- * the exit we count the slots whose value is no longer V0 + 16 i. Nothing
+ * the exit we count the slots whose value is no longer V0 + 16 i (an
+ * object dlopened later is noted at its la_objopen instead). Nothing
  * changes on the PLT path, and the count reads only the GOT.
  */
 #include "shim-elfsym.h"
@@ -26,7 +27,7 @@ struct plt {
 	const uintptr_t *got; /* DT_PLTGOT: [1], [2] are set by ld.so for lazy binding only */
 };
 
-static int plt_of(const struct link_map *m, struct plt *p)
+static int plt_find(const struct link_map *m, struct plt *p)
 {
 	ElfW(Dyn) *dyn = m->l_ld, *rel, *sz, *got;
 
@@ -37,8 +38,13 @@ static int plt_of(const struct link_map *m, struct plt *p)
 	p->rel = (const void *)shim_dyn_addr(p->base, rel->d_un.d_ptr);
 	p->n = sz->d_un.d_val / sizeof(ElfW(Rela));
 	p->got = (const void *)shim_dyn_addr(p->base, got->d_un.d_ptr);
-	/* No resolver in GOT[2]: ld.so bound every slot at startup (BIND_NOW). */
-	return p->n && p->got[2] ? 0 : -1;
+	return p->n ? 0 : -1;
+}
+
+/* The same, once relocated: only if it is bound lazily (ld.so's resolver in GOT[2]). */
+static int plt_of(const struct link_map *m, struct plt *p)
+{
+	return !plt_find(m, p) && p->got[2] ? 0 : -1;
 }
 
 static int is_jump_slot(const struct plt *p, size_t k)
@@ -59,7 +65,11 @@ static uintptr_t key(const struct plt *p, size_t k)
 	return *s - 16 * (uintptr_t)(s - (p->got + 3));
 }
 
-/* V0: the key two of the first JUMP_SLOT relocations agree on; 0 if none do. */
+/*
+ * V0: the key two of the first JUMP_SLOT relocations agree on (one bound
+ * during relocation, by an IFUNC resolver say, cannot mislead it); with a
+ * single slot, its own key. 0 if there is none.
+ */
 static uintptr_t unbound0(const struct plt *p)
 {
 	uintptr_t prev = 0;
@@ -72,6 +82,18 @@ static uintptr_t unbound0(const struct plt *p)
 			return prev;
 		prev = key(p, k);
 	}
+	return seen == 1 ? prev : 0;
+}
+
+/*
+ * Whether m is still loaded: in the executable's namespace, from which
+ * dlclose unlinks an object before freeing its map and unmapping it.
+ */
+static int still_loaded(const struct link_map *m)
+{
+	for (const struct link_map *l = shim.main; l; l = l->l_next)
+		if (l == m)
+			return 1;
 	return 0;
 }
 
@@ -92,15 +114,31 @@ void shim_lazy_note(void)
 	}
 }
 
+/*
+ * An object opened after startup (dlopen) runs its constructors before the
+ * next LA_ACT_CONSISTENT, so V0 is taken at its la_objopen, before its
+ * relocation: from the link-time values, which ld.so's lazy relocation
+ * only moves by the load address. (Reading the GOT's page now may cost a
+ * fault, for objects opened during the run only.)
+ */
+void shim_lazy_note_opened(struct obj_state *o)
+{
+	struct plt p;
+	uintptr_t v0;
+
+	if (o->map && !plt_find(o->map, &p) && (v0 = unbound0(&p)))
+		o->plt_unbound0 = v0 + p.base;
+}
+
 void shim_lazy_count(void)
 {
 	struct plt p;
 
-	for (uint32_t k = 0; k < shim.lazy_seen; k++) {
+	for (uint32_t k = 0; k < shim.nobj && k < LDPROF_MAX_OBJS; k++) {
 		const struct obj_state *o = shim_obj(k);
 		uint64_t t0 = shim_now();
 		uint32_t bound = 0;
-		if (!o->plt_unbound0 || plt_of(o->map, &p))
+		if (!o->plt_unbound0 || !still_loaded(o->map) || plt_of(o->map, &p))
 			continue;
 		uint32_t slots = 0;
 		for (size_t i = 0; i < p.n; i++)

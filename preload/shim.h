@@ -68,7 +68,7 @@ struct shim_state {
 	int exiting;	/* an exit function was called (recursion guard) */
 	int main_done;	/* main returned or exit was called: the next CONSISTENT is the exit's */
 	int lazy_done;	/* lazy.c counted at exit */
-	uint32_t lazy_seen; /* objects whose unbound PLT values lazy.c has noted */
+	uint32_t lazy_seen; /* objects of the startup whose unbound PLT values lazy.c noted */
 	int follow;	/* follow mode (LDPROF_OPT_FOLLOW): the fields at the end */
 	void *real[HOOK_COUNT];
 	main_fn real_main;
@@ -147,6 +147,7 @@ SHIM_HIDDEN unsigned shim_instrument(struct link_map *m, uint32_t idx);
  * object the slots bound since (LDPROF_REC_LAZY).
  */
 SHIM_HIDDEN void shim_lazy_note(void);
+SHIM_HIDDEN void shim_lazy_note_opened(struct obj_state *o);
 SHIM_HIDDEN void shim_lazy_count(void);
 
 /*

@@ -20,4 +20,14 @@ awk '
 expect_eq "lazy_binds per library equal LD_DEBUG's bindings after startup" \
 	"$(cat "$TMP/oracle")" "$(tr ' ' '\n' <"$TMP/ours" | sort | xargs)"
 check "the sample shell binds some lazily (the test can see a difference)" test -s "$TMP/oracle"
+
+# A plugin dlopened lazily binds clock_gettime in its constructor, before
+# the open's LA_ACT_CONSISTENT: noted at its la_objopen, it is counted. A
+# plugin closed again before the exit is not read then (its map is freed).
+plugin="[l.get('lazy_binds') for l in d['libraries'] if l['path'].endswith('/libplugin.so')][0]"
+"$LDPROF" -n 5 --no-overhead --json "$FIXTURES/run-dlopen/prog" lazy >"$TMP/j"
+expect_eq "a plugin dlopened lazily: its constructor's one binding counted" 1 "$(json_eval "$TMP/j" "$plugin")"
+"$LDPROF" -n 5 --no-overhead --json "$FIXTURES/run-dlopen/prog" close >"$TMP/j"
+check "a plugin closed before the exit: every run valid" test "$(json_get "$TMP/j" '["valid_runs"]')" = 5
+expect_eq "...and it is not counted" 0 "$(json_eval "$TMP/j" "$plugin")"
 done_testing
