@@ -216,5 +216,10 @@ int main(int argc, char **argv)
 	printf("(%lu interleaved rounds after %lu warmup; times from the last timestamp before "
 	       "execve to wait4's return)\n",
 	       runs, warmup);
+	/* Now: a sanitizer's leak check at exit would end us before stdio flushes. */
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "abexec: stdout: %s\n", strerror(errno));
+		return 1;
+	}
 	return 0;
 }
