@@ -189,23 +189,24 @@ static void unmap_buffer(long p, uint64_t bytes)
 
 /*
  * A run buffer (LDPROF_SHM_RUN_BYTES, no -f) goes over the window that our
- * image reserves for it, so that our state is in its pages (shim.h). Any
- * failure puts zero pages back, as ld.so left them: nothing was written
- * there before.
+ * image reserves for it, so that our state is in its pages (shim.h). A
+ * buffer without our state area (another layout), or any failure, puts
+ * the zero pages back, as ld.so left them (nothing was written there
+ * before), and maps the buffer anywhere instead: the state then stays in
+ * the window's own pages, one fault more, and recording goes on.
  */
 static long map_buffer(long fd, uint64_t bytes)
 {
 	long win = (long)ldprof_shm_window, p;
 
-	if (bytes != LDPROF_SHM_RUN_BYTES || (char *)&shim - ldprof_shm_window != LDPROF_SHM_STATE_OFF)
-		return shim_syscall6(SHIM_SYS_mmap, 0, (long)bytes, 3 /* PROT_READ|PROT_WRITE */,
-				     1 /* MAP_SHARED */, fd, 0);
-	p = shim_syscall6(SHIM_SYS_mmap, win, (long)bytes, 3, 0x11 /* MAP_SHARED|MAP_FIXED */, fd,
-			  0);
-	if (p == win && ((struct ldprof_shm_header *)p)->state_off == LDPROF_SHM_STATE_OFF)
-		return p;
-	unmap_buffer(p == win ? p : -1, bytes);
-	return -1;
+	if (bytes == LDPROF_SHM_RUN_BYTES && (char *)&shim - ldprof_shm_window == LDPROF_SHM_STATE_OFF) {
+		p = shim_syscall6(SHIM_SYS_mmap, win, (long)bytes, 3 /* PROT_READ|PROT_WRITE */,
+				  0x11 /* MAP_SHARED|MAP_FIXED */, fd, 0);
+		if (p == win && ((struct ldprof_shm_header *)p)->state_off == LDPROF_SHM_STATE_OFF)
+			return p;
+		unmap_buffer(p == win ? p : -1, bytes);
+	}
+	return shim_syscall6(SHIM_SYS_mmap, 0, (long)bytes, 3, 1 /* MAP_SHARED */, fd, 0);
 }
 
 /* Map the launcher's buffer named by LDPROF_SHM="FD,BYTES" (or "FD,BYTES,PATH"). */
