@@ -19,7 +19,7 @@
 #include "shim-elfsym.h"
 #include "shim.h"
 
-/* An object's PLT slots: its JUMP_SLOT relocations, in PLT order. */
+/* An object's PLT relocations (DT_JMPREL, sorted by address) and its .got.plt. */
 struct plt {
 	const ElfW(Rela) * rel;
 	size_t n;
