@@ -10,8 +10,18 @@ BENCH_FOLLOW_ROUNDS ?= 30
 BENCH_FOLLOW_MAKE_RUNS ?= 10
 BENCH_FOLLOW_MAKE_DIR := $(B)/bench-follow-make
 
-.PHONY: bench-follow bench-follow-overhead bench-follow-make
-bench-follow: bench-follow-overhead bench-follow-make
+.PHONY: bench-follow bench-follow-overhead bench-follow-make bench-follow-shim
+bench-follow: bench-follow-shim bench-follow-overhead bench-follow-make
+
+# The shim's own share of it, per exec: the same audit module recording
+# into a run buffer and into -f's buffer (reopened by path, chunks), side
+# by side with plain execs (no perf events: those are the tree's cost).
+bench-follow-shim: $(ABEXEC) $(SHIM_LIBS) $(SAMPLES)
+	@echo "== the shim per exec, run buffer against -f's: samples/sh.dynamic samples/foo"
+	@$(ABEXEC) -n $(BENCH_RUNS) 'plain|-|$(SH_CMD)' \
+		'ldprof shim|LD_AUDIT=$(AUDIT_ABS) LDPROF_SHM=auto|$(SH_CMD)' \
+		'ldprof shim, -f buffer|LD_AUDIT=$(AUDIT_ABS) LDPROF_SHM=follow|$(SH_CMD)'
+	@echo
 
 bench-follow-overhead: $(LDPROF) $(SHIM_LIBS) $(SAMPLES)
 	@echo "== ldprof -f overhead: samples/harness.sh ./sh.dynamic 100"
