@@ -23,10 +23,19 @@ bench-follow-shim: $(ABEXEC) $(SHIM_LIBS) $(SAMPLES)
 		'ldprof shim, -f buffer|LD_AUDIT=$(AUDIT_ABS) LDPROF_SHM=follow|$(SH_CMD)'
 	@echo
 
-bench-follow-overhead: $(LDPROF) $(SHIM_LIBS) $(SAMPLES)
+# The floor: a shim directory whose audit module does nothing
+# (bench/min-audit.c, read-only), so that -f's perf events and an audit
+# module's mere presence in every exec are measured without our recording.
+FOLLOW_FLOOR_DIR := $(B)/bench/follow-floor
+$(FOLLOW_FLOOR_DIR)/ldprof-audit.so: $(MIN_AUDIT_RO) $(SHIM_PRELOAD)
+	@mkdir -p $(@D)
+	cp $(MIN_AUDIT_RO) $@
+	cp $(SHIM_PRELOAD) $(@D)/ldprof-preload.so
+
+bench-follow-overhead: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(FOLLOW_FLOOR_DIR)/ldprof-audit.so
 	@echo "== ldprof -f overhead: samples/harness.sh ./sh.dynamic 100"
-	@cd samples && python3 ../tools/bench-follow.py overhead $(CURDIR)/$(LDPROF) \
-		$(BENCH_FOLLOW_ROUNDS) ./harness.sh ./sh.dynamic 100
+	@cd samples && python3 ../tools/bench-follow.py overhead --floor $(CURDIR)/$(FOLLOW_FLOOR_DIR) \
+		$(CURDIR)/$(LDPROF) $(BENCH_FOLLOW_ROUNDS) ./harness.sh ./sh.dynamic 100
 	@echo
 
 bench-follow-make: $(LDPROF) $(SHIM_LIBS)
