@@ -35,6 +35,7 @@ struct variant {
 	char **argv;
 	char **env;
 	struct shm_buf *shm; /* the buffer its shim records into, or NULL */
+	char **shm_env;	     /* follow: its LDPROF_SHM entry, renamed at each reset */
 	double *us;
 	long *minflt;
 };
@@ -88,9 +89,8 @@ static void parse_variant(struct variant *v, char *spec, struct shm_buf *shm)
 			v->env[k++] = xasprintf("LDPROF_SHM=%d,%zu", shm->fd, shm->size);
 		} else if (!strcmp(e[i], "LDPROF_SHM=follow")) {
 			v->shm = follow_buffer();
-			char *path = shm_follow_path(v->shm);
-			v->env[k++] = xasprintf("LDPROF_SHM=%d,%zu,%s", v->shm->fd, v->shm->size, path);
-			free(path);
+			v->shm_env = &v->env[k];
+			v->env[k++] = xstrdup("LDPROF_SHM=");
 		} else {
 			v->env[k++] = e[i];
 		}
@@ -108,6 +108,13 @@ static double run_once(struct variant *v, struct shm_buf *run_shm, int devnull, 
 	if (shm_reset(shm, &err)) {
 		fprintf(stderr, "abexec: %s\n", err.msg);
 		exit(1);
+	}
+	if (v->shm_env) { /* a segment has a new id after each reset */
+		char *where = shm_follow_path(shm);
+		free(*v->shm_env);
+		*v->shm_env = xasprintf("LDPROF_SHM=%d,%zu,%s", shm->fd < 0 ? 0 : shm->fd, shm->size,
+					where);
+		free(where);
 	}
 	pid_t pid = fork();
 	if (pid == 0) {

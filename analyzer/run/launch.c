@@ -135,6 +135,8 @@ static char **profiled_env(const char *audit, const char *preload, int fd, size_
 	env[k++] = prepend("LD_AUDIT", audit);
 	if ((env[k] = prepend("LD_PRELOAD", preload)))
 		k++;
+	if (fd < 0) /* a System V segment: -f names it by its id alone */
+		fd = 0;
 	env[k++] = follow ? xasprintf("%s=%d,%zu,%s", LDPROF_SHM_ENV, fd, bytes, follow)
 			  : xasprintf("%s=%d,%zu", LDPROF_SHM_ENV, fd, bytes);
 	return env;
@@ -328,6 +330,24 @@ static void reap_refused(pid_t pid)
 		;
 }
 
+/* -f over a System V segment: each run's has a new id, which the environment names. */
+static void name_follow_buffer(struct launcher *l)
+{
+	size_t n = strlen(LDPROF_SHM_ENV);
+
+	if (!l->follow || !l->shm.sysv || !l->env_profiled)
+		return;
+	for (char **e = l->env_profiled; *e; e++)
+		if (!strncmp(*e, LDPROF_SHM_ENV, n) && (*e)[n] == '=') {
+			char *where = shm_follow_path(&l->shm);
+			free(*e);
+			*e = xasprintf("%s=%d,%zu,%s", LDPROF_SHM_ENV, l->shm.fd < 0 ? 0 : l->shm.fd,
+				       l->shm.size, where);
+			free(where);
+			return;
+		}
+}
+
 /*
  * Start the program once and reap it; r gets its status, usage and clock.
  * With -f, the run ends when the last process of its tree is reaped, and a
@@ -345,6 +365,7 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 		return set_err(err, EINTR, "interrupted");
 	if ((ret = shm_reset(&l->shm, err)))
 		return ret;
+	name_follow_buffer(l);
 	if (l->preload)
 		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
 	l->tty_now = l->tty.give && terminal_ours(&l->tty);
