@@ -1,8 +1,8 @@
 /*
  * abexec: time the exec of several commands side by side, interleaved
  * round by round, so that drift on a shared machine hits every variant
- * alike. Each run is fork, a timestamp, execve, wait4, a timestamp, as in
- * ldprof itself.
+ * alike. Each run is a child sharing our memory (run/spawn.h), a
+ * timestamp, execve, wait4, a timestamp, as in ldprof itself.
  *
  *   abexec [-n RUNS] [-w WARMUP] 'LABEL|ENV=V ...|COMMAND ARGS...' ...
  *
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "run/shm.h"
+#include "run/spawn.h"
 #include "base/stats.h"
 #include "base/tsc.h"
 
@@ -97,6 +98,8 @@ static void parse_variant(struct variant *v, char *spec, struct shm_buf *shm)
 	}
 }
 
+static struct spawner spawner;
+
 static double run_once(struct variant *v, struct shm_buf *run_shm, int devnull, long *minflt)
 {
 	struct shm_buf *shm = v->shm ? v->shm : run_shm;
@@ -116,17 +119,25 @@ static double run_once(struct variant *v, struct shm_buf *run_shm, int devnull, 
 					where);
 		free(where);
 	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		if (v->shm && !v->shm->chunk_size) /* a follow buffer is reopened by path */
-			fcntl(shm->fd, F_SETFD, 0);
-		shm->hdr->pid = getpid();
-		shm->hdr->exec_ts = tsc_now();
-		execve(v->argv[0], v->argv, v->env);
-		_exit(127);
+	/* Started as ldprof starts a run (spawn.h), so that both time the same exec. */
+	struct spawn_args a = {
+		.path = v->argv[0],
+		.argv = v->argv,
+		.envp = v->env,
+		.tty_fd = -1,
+		.stdin_fd = devnull,
+		.stdout_fd = devnull,
+		.stderr_fd = devnull,
+		/* The run buffer's fd is inherited; a follow buffer is attached by itself. */
+		.inherit_fd = v->shm && !v->shm->chunk_size ? shm->fd : -1,
+		.gate_fd = -1,
+		.gate_wfd = -1,
+		.hdr = shm->hdr,
+	};
+	pid_t pid = spawn_start(&spawner, &a, &err);
+	if (pid < 0) {
+		fprintf(stderr, "abexec: %s\n", err.msg);
+		exit(1);
 	}
 	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
@@ -191,6 +202,10 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	size_t nv = (size_t)(argc - optind);
+	if (spawn_init(&spawner, &err)) {
+		fprintf(stderr, "abexec: %s\n", err.msg);
+		return 1;
+	}
 	if (!nv || !runs || shm_create(&shm, LDPROF_SHM_RUN_BYTES, &err)) {
 		fprintf(stderr, "usage: abexec [-n RUNS] [-w WARMUP] 'LABEL|ENV ...|CMD ...'...\n");
 		return 2;

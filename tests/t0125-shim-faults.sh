@@ -35,9 +35,19 @@ if command -v perf >/dev/null 2>&1 &&
 		python3 "$TOP/tests/faults-by-map.py" "$TMP/s.data" ldprof-audit.so \
 			memfd:ldprof-records >"$TMP/s$i"
 	done
-	expect_eq "perf: the floor's module takes one fault a run" "1 1 1" "$(cat "$TMP/f1" "$TMP/f2" "$TMP/f3" | awk '{print $1}' | xargs)"
-	expect_eq "perf: the shim's module one, its buffer one" "1 1 1 1 1 1" \
-		"$(cat "$TMP/s1" "$TMP/s2" "$TMP/s3" | xargs)"
+	# Per mapping, the median of the three runs: on a busy machine a fault
+	# is now and then taken again (the page was locked: the kernel retries
+	# it), which perf counts twice.
+	med3() {
+		cat "$@" | awk '{ for (i = 1; i <= NF; i++) v[i, NR] = $i; n = NF }
+			END { for (i = 1; i <= n; i++) { a = v[i, 1]; b = v[i, 2]; c = v[i, 3]
+				m = (a <= b) ? ((b <= c) ? b : (a <= c) ? c : a) : ((a <= c) ? a : (b <= c) ? c : b)
+				printf "%s%s", (i > 1 ? " " : ""), m } print "" }'
+	}
+	expect_eq "perf: the floor's module takes one fault a run (runs: $(cat "$TMP/f1" "$TMP/f2" "$TMP/f3" | xargs))" \
+		"1" "$(med3 "$TMP/f1" "$TMP/f2" "$TMP/f3")"
+	expect_eq "perf: the shim's module one, its buffer one (runs: $(cat "$TMP/s1" "$TMP/s2" "$TMP/s3" | xargs))" \
+		"1 1" "$(med3 "$TMP/s1" "$TMP/s2" "$TMP/s3")"
 else
 	skip "perf cannot record page faults here: the by-mapping count"
 	skip "perf cannot record page faults here: the by-mapping count"
