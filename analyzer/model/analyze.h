@@ -91,6 +91,12 @@ struct report {
 	struct summary plain_total; /* plain runs (overhead baseline) */
 	struct summary phase[PH_COUNT];
 	struct summary utime, stime, minflt, maxrss;
+	/*
+	 * maxrss.median is no more than ldprof's own peak (launcher_rss_kb's
+	 * median), which the kernel counts in it: the program's is at most that.
+	 */
+	bool maxrss_is_bound;
+	double launcher_rss_kb;
 	struct report_object *objs;
 	size_t nobjs;
 	struct run_breakdown *bd; /* every counted profiled run, valid or not, in run order */

@@ -83,6 +83,13 @@ static void summarize_usage(const struct trace *t, bool profiled, struct series 
 		struct summary *dst[4] = {&rep->utime, &rep->stime, &rep->minflt, &rep->maxrss};
 		summarize_series(s, dst[k]);
 	}
+	struct summary launcher;
+	for (size_t i = 0; i < t->nrun; i++)
+		if (trace_run_counted(&t->run[i], profiled) && t->run[i].usage.launcher_rss_kb)
+			push(s, (double)t->run[i].usage.launcher_rss_kb);
+	summarize_series(s, &launcher);
+	rep->launcher_rss_kb = launcher.n ? launcher.median : 0;
+	rep->maxrss_is_bound = launcher.n && rep->maxrss.median <= launcher.median;
 }
 
 /*

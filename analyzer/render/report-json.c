@@ -383,6 +383,8 @@ static void usage(struct json *j, const struct report *rep)
 	json_num(j, "stime_us", rep->stime.median);
 	json_num(j, "minflt", rep->minflt.median);
 	json_num(j, "maxrss_kb", rep->maxrss.median);
+	json_bool(j, "maxrss_is_bound", rep->maxrss_is_bound);
+	json_num(j, "launcher_rss_kb", rep->launcher_rss_kb);
 	json_obj_close(j);
 }
 

@@ -232,8 +232,15 @@ static void static_figures(const struct text_out *o, const struct report *rep)
 
 	text_dur(o, u, sizeof u, rep->utime.median);
 	text_dur(o, s, sizeof s, rep->stime.median);
-	fprintf(o->f, "  user %s, system %s, %.0f page faults, %.0f KiB max RSS (medians)\n", u, s,
-		rep->minflt.median, rep->maxrss.median);
+	if (!rep->maxrss_is_bound) {
+		fprintf(o->f, "  user %s, system %s, %.0f page faults, %.0f KiB max RSS (medians)\n", u,
+			s, rep->minflt.median, rep->maxrss.median);
+		return;
+	}
+	fprintf(o->f,
+		"  user %s, system %s, %.0f page faults, max RSS at most %.0f KiB (medians; the kernel "
+		"counts ldprof's own %.0f KiB, shared until the exec)\n",
+		u, s, rep->minflt.median, rep->maxrss.median, rep->launcher_rss_kb);
 }
 
 /* The verdict's first line: a saving, or that linking statically would not help or would hurt. */

@@ -377,7 +377,9 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 	if (l->sampling)
 		sampler_prepare(l->sampler);
 	struct spawn_args args;
+	struct rusage self;
 	child_args(l, profiled, &args);
+	getrusage(RUSAGE_SELF, &self); /* the peak the child's maxrss will count (trace.h) */
 	pid = spawn_start(&l->spawner, &args, err);
 	if (pid < 0) {
 		ret = pid;
@@ -422,6 +424,7 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 	r->wait_status = status;
 	r->exec_ts = l->shm.hdr->exec_ts;
 	fill_usage(&r->usage, &ru);
+	r->usage.launcher_rss_kb = self.ru_maxrss;
 	*pidp = pid;
 	return run_result(l, &e, status, err);
 }

@@ -71,6 +71,13 @@ struct trace_event {
 
 struct run_usage {
 	long minflt, majflt, maxrss_kb;
+	/*
+	 * ldprof's own peak RSS when it started the run. The program's process
+	 * shares ldprof's memory until its exec (run/spawn.h), and the kernel
+	 * counts that memory's peak in the process's maxrss: a maxrss up to
+	 * this is ldprof's, and the program's own is at most that. 0: unknown.
+	 */
+	long launcher_rss_kb;
 	double utime_us, stime_us;
 };
 

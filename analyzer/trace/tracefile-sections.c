@@ -88,6 +88,7 @@ enum run_tag {
 	RUN_STIME_US = 9,
 	RUN_SHM_FLAGS = 10,
 	RUN_EVENTS = 11,
+	RUN_LAUNCHER_RSS_KB = 12,
 };
 
 /* A sampled run is flagged warmup too: a reader before --sample leaves it out of the timing. */
@@ -238,6 +239,8 @@ static void encode_run(const struct trace_run *r, struct bbuf *b)
 	tlv_sint(b, RUN_MINFLT, r->usage.minflt);
 	tlv_sint(b, RUN_MAJFLT, r->usage.majflt);
 	tlv_sint(b, RUN_MAXRSS_KB, r->usage.maxrss_kb);
+	if (r->usage.launcher_rss_kb)
+		tlv_sint(b, RUN_LAUNCHER_RSS_KB, r->usage.launcher_rss_kb);
 	tlv_f64(b, RUN_UTIME_US, r->usage.utime_us);
 	tlv_f64(b, RUN_STIME_US, r->usage.stime_us);
 	tlv_uint(b, RUN_SHM_FLAGS, r->shm_flags);
@@ -594,6 +597,9 @@ static bool decode_run_field(unsigned tag, struct cursor *v, struct trace_run *r
 		break;
 	case RUN_MAXRSS_KB:
 		r->usage.maxrss_kb = (long)val_sint(v);
+		break;
+	case RUN_LAUNCHER_RSS_KB:
+		r->usage.launcher_rss_kb = (long)val_sint(v);
 		break;
 	case RUN_UTIME_US:
 		r->usage.utime_us = val_f64(v);
