@@ -14,8 +14,11 @@
  * pages ld.so never touched (~3 us each here), for calls to exit() that
  * libraries rarely make. When a library does call exit(), the analyzer
  * falls back to the start of _dl_fini (LA_ACT_DELETE) as the boundary.
- * Slots under RELRO are made writable for the stores and read-only again,
- * one mprotect pair in all (~5 us here).
+ * Slots under RELRO would need an mprotect pair around the stores (~7 us
+ * here: the page's mapping is split, merged and split again); instead the
+ * shim asks ld.so, at the executable's la_objopen, not to protect the
+ * executable's RELRO, and protects it itself once the stores are done:
+ * one mprotect, ld.so's own, in place of three (shim_take_relro).
  */
 #include "shim-elfsym.h"
 #include "shim.h"
@@ -117,10 +120,11 @@ int shim_is_wrapper(uintptr_t addr)
 	return 0;
 }
 
-/* The executable's extent and the pages ld.so made read-only (RELRO). */
+/* The executable's extent and the pages ld.so makes read-only (RELRO). */
 struct layout {
 	uintptr_t lo, hi;
 	uintptr_t relro_lo, relro_hi;
+	uintptr_t relro_vaddr, relro_memsz; /* PT_GNU_RELRO as the file says */
 };
 
 static int main_layout(struct layout *l)
@@ -129,7 +133,7 @@ static int main_layout(struct layout *l)
 	uintptr_t base = shim.main->l_addr;
 	size_t n = 0;
 
-	*l = (struct layout){UINTPTR_MAX, 0, 0, 0};
+	*l = (struct layout){UINTPTR_MAX, 0, 0, 0, 0, 0};
 	for (const ElfW(auxv_t) *a = shim.auxv; a && a->a_type != AT_NULL; a++) {
 		if (a->a_type == AT_PHDR)
 			ph = (const void *)a->a_un.a_val;
@@ -145,6 +149,8 @@ static int main_layout(struct layout *l)
 			/* Rounded as ld.so's _dl_protect_relro rounds. */
 			l->relro_lo = start & ~(PAGE - 1);
 			l->relro_hi = end & ~(PAGE - 1);
+			l->relro_vaddr = ph[i].p_vaddr;
+			l->relro_memsz = ph[i].p_memsz;
 		}
 	}
 	/*
@@ -208,12 +214,12 @@ static size_t scan(const struct shim_dynobj *o, const ElfW(Rela) * r, size_t siz
 	return n;
 }
 
-/* Write the slots; those under RELRO in one mprotect window. */
+/* Write the slots; those under RELRO, unless still writable, in one mprotect window. */
 static void store(const struct pending *p, size_t n, const struct layout *l)
 {
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !shim.relro_size_at; i++) {
 		uintptr_t page = (uintptr_t)p[i].slot & ~(PAGE - 1);
 		if (page >= l->relro_lo && page < l->relro_hi) {
 			lo = page < lo ? page : lo;
@@ -244,7 +250,7 @@ static struct range table(const struct shim_dynobj *o, ElfW(Dyn) * dyn, ElfW(Sxw
 	return (struct range){(const void *)shim_dyn_addr(o->base, d->d_un.d_ptr), sz->d_un.d_val};
 }
 
-void shim_install_hooks(void)
+static void install(void)
 {
 	enum { MAX_SLOTS = 16 };
 	struct pending p[MAX_SLOTS];
@@ -264,4 +270,62 @@ void shim_install_hooks(void)
 	n = scan(&o, rela.start, rela.size, &l, p, 0, MAX_SLOTS);
 	n = scan(&o, plt.start, plt.size, &l, p, n, MAX_SLOTS);
 	store(p, n, &l);
+}
+
+uint64_t shim_install_hooks(void)
+{
+	install();
+	return shim_protect_relro();
+}
+
+/*
+ * Where ld.so keeps the executable's PT_GNU_RELRO in its link_map
+ * (l_relro_addr, l_relro_size: the segment's link-time address and size,
+ * 0x490 into glibc 2.36's struct link_map): found by value, so that
+ * another glibc's layout finds nothing rather than something wrong. Only
+ * the words below 0x4c0 are read, inside the struct and what ld.so
+ * allocates with it.
+ */
+static size_t *relro_size_field(struct link_map *m, const struct layout *l)
+{
+	size_t *w = (size_t *)m;
+
+	for (int k = 0; k + 1 < 0x4c0 / 8; k++)
+		if (w[k] == l->relro_vaddr && w[k + 1] == l->relro_memsz)
+			return &w[k + 1];
+	return 0;
+}
+
+/*
+ * ld.so protects an object's RELRO right after relocating it, only if
+ * l_relro_size is not 0, before LA_ACT_CONSISTENT. Set to 0 here, in the
+ * executable's la_objopen, it leaves the executable's GOT writable for
+ * install(), then shim_protect_relro does what ld.so would have done.
+ */
+void shim_take_relro(void)
+{
+	struct layout l;
+	size_t *at;
+
+	if (!shim.main || main_layout(&l) || l.relro_lo == l.relro_hi ||
+	    !(at = relro_size_field(shim.main, &l)))
+		return;
+	shim.relro_size = *at;
+	shim.relro_lo = l.relro_lo;
+	shim.relro_hi = l.relro_hi;
+	shim.relro_size_at = at;
+	*at = 0;
+}
+
+uint64_t shim_protect_relro(void)
+{
+	uint64_t t0 = shim_now();
+
+	if (!shim.relro_size_at)
+		return 0;
+	shim_syscall3(SHIM_SYS_mprotect, (long)shim.relro_lo, (long)(shim.relro_hi - shim.relro_lo),
+		      1 /* PROT_READ */);
+	*shim.relro_size_at = shim.relro_size; /* as ld.so left it */
+	shim.relro_size_at = 0;
+	return shim_now() - t0;
 }
