@@ -1,6 +1,7 @@
 # Benchmarks for `ldprof run`: the shim's overhead, side by side with plain
 # runs, a minimal audit module and a minimal recorder, and the
-# static/dynamic ratio of the 2003 experiment. Runs are interleaved in one process (bench/abexec).
+# static/dynamic ratio of the 2003 experiment. Runs are interleaved in one
+# process (bench/abexec).
 
 BENCH_RUNS ?= 1000
 ABEXEC := $(B)/bench/abexec
