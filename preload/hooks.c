@@ -41,6 +41,16 @@ static int hook_of(const char *name)
 	return -1;
 }
 
+/*
+ * The function a wrapper forwards to: the one the slot was bound to, or,
+ * for a slot still unbound (lazy), its PLT stub, so that ld.so binds it at
+ * the first call as it does without ldprof (and lazy.c counts it so).
+ */
+static void *target(int id)
+{
+	return shim.real[id] ? shim.real[id] : shim.stub[id];
+}
+
 static int main_wrapper(int argc, char **argv, char **envp)
 {
 	int ret;
@@ -59,8 +69,8 @@ static int start_main_wrapper(main_fn main, int argc, char **argv, void (*init)(
 {
 	shim.real_main = main;
 	shim_note_argv(argc, argv);
-	return ((start_main_fn)shim.real[HOOK_START_MAIN])(main_wrapper, argc, argv, init, fini,
-							   rtld_fini, stack_end);
+	return ((start_main_fn)target(HOOK_START_MAIN))(main_wrapper, argc, argv, init, fini,
+							rtld_fini, stack_end);
 }
 
 static __attribute__((noreturn)) void do_exit(enum hook_id id, uint32_t kind, int status)
@@ -72,13 +82,23 @@ static __attribute__((noreturn)) void do_exit(enum hook_id id, uint32_t kind, in
 	 * through this GOT: only the owner, asked of the kernel, sets the
 	 * recursion guard and records. One system call per run.
 	 */
-	if (shim_owner_strict() && !__atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED)) {
+	int owner = shim_owner_strict();
+
+	if (owner && !__atomic_exchange_n(&shim.exiting, 1, __ATOMIC_RELAXED)) {
 		shim_emit(ts, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, kind, (uint64_t)(int64_t)status,
 			  0);
 		shim.main_done = 1;
 		shim_note_end();
 	}
-	((exit_fn)shim.real[id])(status);
+	/*
+	 * A vfork child shares our GOT: ld.so binding _exit's slot there would
+	 * take our wrapper out of the parent's, so the child gets _exit's
+	 * system call itself, all that glibc's _exit does. (exit() in a vfork
+	 * child is undefined behaviour.)
+	 */
+	while (!owner && id != HOOK_EXIT && !shim.real[id])
+		shim_syscall1(SHIM_SYS_exit_group, status);
+	((exit_fn)target(id))(status);
 	__builtin_unreachable();
 }
 
@@ -165,33 +185,29 @@ static int main_layout(struct layout *l)
 	return 0;
 }
 
-/* The definition the global scope gives name, as ld.so would find it. */
-static uintptr_t global_lookup(const char *name)
-{
-	uintptr_t a;
-
-	for (struct link_map *m = shim.main; m; m = m->l_next)
-		if (m != shim.rtld && (a = shim_lookup(m, name)))
-			return a;
-	return 0;
-}
-
 struct pending {
 	void **slot;
 	void *value;
 };
 
 /* Where one slot should point, or NULL to leave it alone. */
-static void *wrap_slot(void **slot, int id, const char *name, const struct layout *l)
+static void *wrap_slot(void **slot, int id, const struct layout *l)
 {
-	void *cur = *slot, *real;
+	void *cur = *slot;
 
-	/* A lazy PLT slot still points into the executable, at its stub. */
-	real = (uintptr_t)cur >= l->lo && (uintptr_t)cur < l->hi ? (void *)global_lookup(name)
-								 : cur;
-	if (!real || (shim.real[id] && shim.real[id] != real))
-		return 0; /* one wrapper can only forward to one function */
-	shim.real[id] = real;
+	/*
+	 * A lazy PLT slot still points into the executable, at its stub:
+	 * no lookup now (~0.6 us a name here), target() forwards there.
+	 */
+	if ((uintptr_t)cur >= l->lo && (uintptr_t)cur < l->hi) {
+		if (shim.stub[id] && shim.stub[id] != cur)
+			return 0; /* one wrapper can only forward to one function */
+		shim.stub[id] = cur;
+	} else {
+		if (!cur || (shim.real[id] && shim.real[id] != cur))
+			return 0;
+		shim.real[id] = cur;
+	}
 	return wrapper_of(id);
 }
 
@@ -202,12 +218,11 @@ static size_t scan(const struct shim_dynobj *o, const ElfW(Rela) * r, size_t siz
 		uint32_t type = ELF64_R_TYPE(r[i].r_info), sym = ELF64_R_SYM(r[i].r_info);
 		if ((type != R_X86_64_GLOB_DAT && type != R_X86_64_JUMP_SLOT) || !sym)
 			continue;
-		const char *name = o->strtab + o->symtab[sym].st_name;
-		int id = hook_of(name);
+		int id = hook_of(o->strtab + o->symtab[sym].st_name);
 		if (id < 0)
 			continue;
 		void **slot = (void **)(o->base + r[i].r_offset);
-		void *value = wrap_slot(slot, id, name, l);
+		void *value = wrap_slot(slot, id, l);
 		if (value)
 			out[n++] = (struct pending){slot, value};
 	}

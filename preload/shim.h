@@ -73,7 +73,8 @@ struct shim_state {
 	size_t *relro_size_at;	     /* hooks.c: ld.so's l_relro_size of the executable, zeroed */
 	size_t relro_size;	     /* ...its value */
 	uintptr_t relro_lo, relro_hi; /* the pages it protects */
-	void *real[HOOK_COUNT];
+	void *real[HOOK_COUNT]; /* hooks.c: the functions the slots were bound to, or NULL */
+	void *stub[HOOK_COUNT]; /* ...the PLT stubs of those still unbound (lazy), or NULL */
 	main_fn real_main;
 	struct obj_state objs[SHIM_STATE_OBJS]; /* the first objects; shim_obj() */
 	/*
