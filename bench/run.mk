@@ -1,11 +1,13 @@
 # Benchmarks for `ldprof run`: the shim's overhead, side by side with plain
-# runs and with a minimal audit module, and the static/dynamic ratio of the
-# 2003 experiment. Runs are interleaved in one process (bench/abexec).
+# runs, a minimal audit module and a minimal recorder, and the
+# static/dynamic ratio of the 2003 experiment. Runs are interleaved in one
+# process (bench/abexec).
 
 BENCH_RUNS ?= 1000
 ABEXEC := $(B)/bench/abexec
 MIN_AUDIT := $(B)/bench/min-audit.so
 MIN_AUDIT_RO := $(B)/bench/min-audit-ro.so
+MIN_RECORD := $(B)/bench/min-record.so
 
 $(ABEXEC): bench/abexec.c $(ANALYZER_LIB)
 	@mkdir -p $(@D)
@@ -26,6 +28,14 @@ $(MIN_AUDIT_RO): bench/min-audit.c bench/min-audit-ro.lds
 	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-T,bench/min-audit-ro.lds -o $@ $<
 
+# The floor of recording at all (bench/min-record.c): the launcher's buffer
+# mapped, one record per callback, the shim's symbol lookup to find it.
+$(MIN_RECORD): bench/min-record.c bench/min-record.lds $(B)/preload/shim-elfsym.o
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) -Ipreload $(SHIM_LDFLAGS) -Wl,-T,bench/min-record.lds -o $@ \
+		bench/min-record.c $(B)/preload/shim-elfsym.o
+	preload/check-shim-deps $@
+
 # t0125 compares the shim's page faults with the floor's, run by abexec and faultrun.
 check-shell: $(ABEXEC) $(FAULTRUN) $(MIN_AUDIT_RO)
 
@@ -34,11 +44,12 @@ PRELOAD_ABS = $(CURDIR)/$(SHIM_PRELOAD)
 SH_CMD      = $(CURDIR)/samples/sh.dynamic $(CURDIR)/samples/foo
 
 .PHONY: bench-overhead bench-static
-bench-overhead: $(ABEXEC) $(MIN_AUDIT) $(MIN_AUDIT_RO) $(SHIM_LIBS) $(SAMPLES)
+bench-overhead: $(ABEXEC) $(MIN_AUDIT) $(MIN_AUDIT_RO) $(MIN_RECORD) $(SHIM_LIBS) $(SAMPLES)
 	@echo "== shim overhead: /bin/bash -c exit (goal: <= +2% and <= +1 page fault)"
 	@$(ABEXEC) -n $(BENCH_RUNS) 'plain|-|/bin/bash -c exit' \
 		'minimal audit|LD_AUDIT=$(CURDIR)/$(MIN_AUDIT)|/bin/bash -c exit' \
 		'minimal audit, read-only|LD_AUDIT=$(CURDIR)/$(MIN_AUDIT_RO)|/bin/bash -c exit' \
+		'minimal recorder|LD_AUDIT=$(CURDIR)/$(MIN_RECORD) LDPROF_SHM=auto|/bin/bash -c exit' \
 		'ldprof shim|LD_AUDIT=$(AUDIT_ABS) LDPROF_SHM=auto|/bin/bash -c exit' \
 		'ldprof shim --preload|LD_AUDIT=$(AUDIT_ABS) LD_PRELOAD=$(PRELOAD_ABS) LDPROF_SHM=auto|/bin/bash -c exit'
 	@echo
@@ -46,6 +57,7 @@ bench-overhead: $(ABEXEC) $(MIN_AUDIT) $(MIN_AUDIT_RO) $(SHIM_LIBS) $(SAMPLES)
 	@$(ABEXEC) -n $(BENCH_RUNS) 'plain|-|$(SH_CMD)' \
 		'minimal audit|LD_AUDIT=$(CURDIR)/$(MIN_AUDIT)|$(SH_CMD)' \
 		'minimal audit, read-only|LD_AUDIT=$(CURDIR)/$(MIN_AUDIT_RO)|$(SH_CMD)' \
+		'minimal recorder|LD_AUDIT=$(CURDIR)/$(MIN_RECORD) LDPROF_SHM=auto|$(SH_CMD)' \
 		'ldprof shim|LD_AUDIT=$(AUDIT_ABS) LDPROF_SHM=auto|$(SH_CMD)' \
 		'ldprof shim --preload|LD_AUDIT=$(AUDIT_ABS) LD_PRELOAD=$(PRELOAD_ABS) LDPROF_SHM=auto|$(SH_CMD)'
 	@echo

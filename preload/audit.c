@@ -353,8 +353,12 @@ SHIM_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t
 	if (shim.off || (!shim.follow && !shim_owner()))
 		return 0;
 	uint32_t idx = shim.nobj < LDPROF_NO_OBJ ? shim.nobj++ : LDPROF_NO_OBJ;
-	if (idx == 0)
+	if (idx == 0) {
 		shim.main = map;
+		/* Before relocation: the hooks' stores then need no mprotect pair (hooks.c). */
+		if (lmid == LM_ID_BASE && !(shim.shm->options & LDPROF_OPT_PRELOAD))
+			shim_take_relro();
+	}
 	if (idx < LDPROF_MAX_OBJS) {
 		shim_obj(idx)->map = map;
 		if (shim.hooked && lmid == LM_ID_BASE)
@@ -423,14 +427,20 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	(void)cookie;
 	if (shim.off)
 		return;
+	int startup = flag == LA_ACT_CONSISTENT && !shim.hooked && (shim.follow || shim_owner());
+	/*
+	 * The hooks first, which protect the executable's RELRO for ld.so
+	 * (hooks.c): that mprotect is ld.so's work, so its time is counted
+	 * before the end of relocation, as it is without ldprof.
+	 */
+	if (startup)
+		ts += shim.preload ? shim_protect_relro() : shim_install_hooks();
 	shim_emit(ts, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, flag, 0, 0);
 	if (flag != LA_ACT_CONSISTENT || (!shim.follow && !shim_owner()))
 		return;
-	if (!shim.hooked) {
+	if (startup) {
 		emit_symbind();
 		shim.hooked = 1;
-		if (!shim.preload)
-			shim_install_hooks();
 		shim_lazy_note(); /* the startup's objects; later ones at their la_objopen */
 	} else if (shim.main_done && !__atomic_exchange_n(&shim.lazy_done, 1, __ATOMIC_RELAXED)) {
 		shim_lazy_count();

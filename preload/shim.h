@@ -70,7 +70,11 @@ struct shim_state {
 	int lazy_done;	/* lazy.c counted at exit */
 	uint32_t lazy_seen; /* objects of the startup whose unbound PLT values lazy.c noted */
 	int follow;	/* follow mode (LDPROF_OPT_FOLLOW): the fields at the end */
-	void *real[HOOK_COUNT];
+	size_t *relro_size_at;	     /* hooks.c: ld.so's l_relro_size of the executable, zeroed */
+	size_t relro_size;	     /* ...its value */
+	uintptr_t relro_lo, relro_hi; /* the pages it protects */
+	void *real[HOOK_COUNT]; /* hooks.c: the functions the slots were bound to, or NULL */
+	void *stub[HOOK_COUNT]; /* ...the PLT stubs of those still unbound (lazy), or NULL */
 	main_fn real_main;
 	struct obj_state objs[SHIM_STATE_OBJS]; /* the first objects; shim_obj() */
 	/*
@@ -152,9 +156,18 @@ SHIM_HIDDEN void shim_lazy_count(void);
 
 /*
  * After relocation: point the GOT slots that call __libc_start_main and the
- * exit functions at our wrappers (hooks.c).
+ * exit functions at our wrappers (hooks.c), then shim_protect_relro.
  */
-SHIM_HIDDEN void shim_install_hooks(void);
+SHIM_HIDDEN uint64_t shim_install_hooks(void);
+
+/*
+ * At the executable's la_objopen: have ld.so leave its RELRO writable
+ * until shim_protect_relro (hooks.c), if ld.so's link_map shows where.
+ */
+SHIM_HIDDEN void shim_take_relro(void);
+
+/* Protect the executable's RELRO as ld.so would have; the ticks it took, or 0. */
+SHIM_HIDDEN uint64_t shim_protect_relro(void);
 
 /* Whether addr is one of hooks.c's wrappers (a slot we pointed there). */
 SHIM_HIDDEN int shim_is_wrapper(uintptr_t addr);

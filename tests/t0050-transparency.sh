@@ -46,6 +46,17 @@ check "errno survives the constructor trampolines" grep -q "errno in constructor
 "$LDPROF" -n 1 -w 0 --show-output --no-overhead --preload "$chk" >"$TMP/ours"
 head -n 4 "$TMP/ours" >"$TMP/ours4"
 expect_same "the same with --preload" "$TMP/direct" "$TMP/ours4"
+# The executable's RELRO is read-only again before it runs, as without
+# ldprof: the shim has ld.so leave it writable for the hooks, then
+# protects it itself (preload/hooks.c). cat's mappings, as it sees them.
+perms() { awk '$6 ~ /\/cat$/ { print $2 }' "$1" | xargs; }
+cat /proc/self/maps >"$TMP/maps0"
+"$LDPROF" -n 1 -w 0 --no-overhead --show-output cat /proc/self/maps >"$TMP/maps1"
+"$LDPROF" -n 1 -w 0 --no-overhead --show-output --preload cat /proc/self/maps >"$TMP/maps2"
+check "cat has a read-only RELRO page to lose ($(perms "$TMP/maps0"))" \
+	test "$(perms "$TMP/maps0" | wc -w)" -ge 4
+expect_eq "the executable's pages protected as without ldprof" "$(perms "$TMP/maps0")" "$(perms "$TMP/maps1")"
+expect_eq "the same with --preload" "$(perms "$TMP/maps0")" "$(perms "$TMP/maps2")"
 # A program ld.so cannot start (its library is gone): said plainly.
 cp "$FIXTURES/model-base/with-rel" "$TMP/nolib"
 "$LDPROF" -n 3 -w 0 --no-overhead "$TMP/nolib" >"$TMP/t" 2>&1

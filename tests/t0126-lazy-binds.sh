@@ -29,6 +29,11 @@ expect_eq "the sample shell: lazy_binds per library equal LD_DEBUG's bindings af
 expect_eq "the diamond: the same" "$(oracle "$FIXTURES/run-diamond/prog")" \
 	"$(ours "$FIXTURES/run-diamond/prog")"
 check "the sample shell binds some lazily (the test can see a difference: $o)" test -n "$o"
+# A program that calls exit() through its lazy PLT slot, which the shim
+# hooks: ld.so still binds it at the call, as without ldprof, and the
+# count has it (the shim had looked exit up itself, and missed one).
+expect_eq "a lazy exit() call: its binding counted as LD_DEBUG sees it" \
+	"$(oracle "$FIXTURES/run-output/prog")" "$(ours "$FIXTURES/run-output/prog")"
 
 # A plugin dlopened lazily binds clock_gettime in its constructor, before
 # the open's LA_ACT_CONSISTENT: noted at its la_objopen, it is counted. A
