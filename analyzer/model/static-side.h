@@ -1,8 +1,8 @@
 /*
  * A static build's own start, predicted from the dynamic program's replay:
  * the IFUNC resolvers its IRELATIVE relocations would call beyond the
- * minimal static program's. The verdict (verdict.c) prices them with the
- * calibration.
+ * minimal static program's, and the FDEs its first unwind would sort. The
+ * verdict (verdict.c) prices them with the calibration.
  */
 #ifndef LDPROF_STATIC_SIDE_H
 #define LDPROF_STATIC_SIDE_H
@@ -11,8 +11,14 @@
 #include "trace/model-coefs.h"
 #include "trace/static-facts.h"
 
-/* From a replay (model_features calls it). */
-void static_side_facts(const struct deps_report *r, struct static_facts *sf);
+/*
+ * From a replay (model_features calls it). *unwinder: the replay's object
+ * that defines _Unwind_Find_FDE, or -1; the caller names its trace object.
+ */
+void static_side_facts(const struct deps_report *r, struct static_facts *sf, int *unwinder);
+
+/* The FDEs an object's .eh_frame_hdr counts; 0 without one. */
+uint32_t static_fde_count(const struct elfobj *e);
 
 /*
  * What the static build's start costs beyond the minimal static program's,
@@ -24,5 +30,15 @@ void static_side_facts(const struct deps_report *r, struct static_facts *sf);
  * run costs nothing.
  */
 double static_side_us(const struct model_coefs *m, const struct static_facts *sf);
+
+/*
+ * What a static build's first unwind (a C++ throw, backtrace()) costs, in
+ * microseconds: crtbeginT.o registers the whole .eh_frame with libgcc's
+ * unwinder, which at the first unwind sorts all n FDEs in it (a heap
+ * sort: n log n comparisons, each decoding two addresses), where a dynamic
+ * build binary-searches each object's .eh_frame_hdr. The caller knows
+ * whether the program unwinds at all.
+ */
+double static_unwind_us(const struct model_coefs *m, const struct static_facts *sf);
 
 #endif

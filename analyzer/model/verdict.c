@@ -8,7 +8,8 @@
  * at calibration on a minimal C program built both ways; each further
  * library's loading and relocation; the executable's own relocations. It
  * still pays the constructors and the IFUNC resolvers (static glibc runs
- * them too).
+ * them too), and when the program unwinds (a C++ throw), it sorts all its
+ * FDEs at the first one.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -182,6 +183,20 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 	return var;
 }
 
+/*
+ * Did the dynamic program unwind? Its unwinder library (libgcc_s) binds
+ * its PLT slots (_Unwind_Find_FDE, _dl_find_object) only when it unwinds:
+ * a program that never throws leaves them unbound (cmake, ninja, gdb,
+ * apt-cache --version: 0 each; dar -V, which throws in main: 5). Bound at
+ * startup (BIND_NOW), it cannot say: false, and caveats() tells.
+ */
+static bool unwound(const struct trace *t)
+{
+	const struct static_facts *sf = &t->static_side;
+
+	return sf->have_unwinder && sf->unwinder < t->nobj && t->obj[sf->unwinder].lazy_binds > 0;
+}
+
 static enum static_verdict judge(double saved, double hw)
 {
 	if (saved + hw < 0)
@@ -208,8 +223,10 @@ static void static_link(const struct trace *t, struct report *rep)
 	rep->static_fixed_us = m->dynamic_fixed_us;
 	rep->static_fault_us = fault_cost(t);
 	rep->static_own_us = static_side_us(m, &t->static_side);
+	rep->static_unwind_us = unwound(t) ? static_unwind_us(m, &t->static_side) : 0;
 	saved = rep->static_fixed_us + rep->static_exe_us + rep->static_libs_us +
-		rep->static_exit_us + rep->static_lazy_us - rep->static_own_us;
+		rep->static_exit_us + rep->static_lazy_us - rep->static_own_us -
+		rep->static_unwind_us;
 	rep->static_model_err_us = model_error(m, saved);
 	hw = sqrt(var + pow(rep->static_model_err_us, 2));
 	base = rep->plain_total.n ? rep->plain_total.median : rep->total.median;
@@ -319,22 +336,42 @@ static char *fault_drift(const struct trace *t)
 }
 
 /* The verdict's caveats, as notes (allocated) for report_build to add. */
-static size_t caveats(const struct trace *t, char *notes[VERDICT_NOTES])
+static size_t caveats(const struct trace *t, const struct report *rep, char *notes[VERDICT_NOTES])
 {
+	const struct static_facts *sf = &t->static_side;
 	size_t dl = 0, n = 0;
 
 	for (size_t i = 0; i < t->nobj; i++)
 		dl += t->obj[i].dlopened;
 	if ((notes[n] = fault_drift(t)))
 		n++;
-	if (t->static_side.nss_calls)
+	if (sf->nss_calls)
 		notes[n++] =
 			xasprintf("the program calls %u NSS functions (%s, ...): a static "
 				  "glibc build has only the sources built into libc (files, "
 				  "dns) without the shared libc, and some static builds leave "
 				  "such lookups out (Debian's zsh-static does), so compare what "
 				  "the two builds do before their times",
-				  t->static_side.nss_calls, t->static_side.nss_example);
+				  sf->nss_calls, sf->nss_example);
+	if (rep->static_unwind_us > 0)
+		notes[n++] = xasprintf(
+			"the program unwinds (a C++ exception or a backtrace: %s bound %u slots "
+			"after startup): a static build registers its whole .eh_frame and sorts "
+			"its FDEs at the first unwind, about %u of them (at most: a static link "
+			"keeps only the archive members it needs), %.0f us, which the saving "
+			"subtracts",
+			t->obj[sf->unwinder].soname ? t->obj[sf->unwinder].soname
+						    : t->obj[sf->unwinder].path,
+			t->obj[sf->unwinder].lazy_binds, sf->fdes, rep->static_unwind_us);
+	else if (sf->have_unwinder && sf->unwinder < t->nobj && t->obj[sf->unwinder].bind_now &&
+		 static_unwind_us(&t->model, sf) >= ADVICE_MIN_US)
+		notes[n++] = xasprintf(
+			"%s is bound at startup, so this run cannot tell whether the program "
+			"unwinds (throws); if it does, a static build sorts its FDEs (about %u) "
+			"at the first unwind, %.0f us, which the saving does not subtract",
+			t->obj[sf->unwinder].soname ? t->obj[sf->unwinder].soname
+						    : t->obj[sf->unwinder].path,
+			sf->fdes, static_unwind_us(&t->model, sf));
 	if (dl)
 		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
 				       "static build cannot, unless it keeps a dynamic loader "
@@ -352,5 +389,5 @@ size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERD
 	reloc_advice(t, rep);
 	if (rep->nadvice) /* qsort(NULL, 0) is undefined */
 		qsort(rep->advice, rep->nadvice, sizeof *rep->advice, by_saving);
-	return caveats(t, notes);
+	return caveats(t, rep, notes);
 }

@@ -1,8 +1,9 @@
 /*
  * What the analyzer's replay says about a static build of a dynamic
  * program (model/static-side.c): the IFUNC resolvers its own start would
- * call that the minimal static program's does not. Kept apart from the model so that the
- * trace can carry it without knowing the analyzer.
+ * call that the minimal static program's does not, and the frame
+ * descriptions (FDEs) its first unwind would sort. Kept apart from the
+ * model so that the trace can carry it without knowing the analyzer.
  */
 #ifndef LDPROF_STATIC_FACTS_H
 #define LDPROF_STATIC_FACTS_H
@@ -16,6 +17,14 @@ struct static_facts {
 	uint32_t ifunc_extra; /* of those, the ones libc itself never resolves */
 	uint32_t nss_calls;   /* distinct NSS functions of libc it binds (getpwuid, ...) */
 	char nss_example[32]; /* one of them, for the note */
+	/*
+	 * A static build registers its whole .eh_frame (crtbeginT.o), and its
+	 * first unwind (a C++ throw, backtrace) sorts every FDE in it; a
+	 * dynamic one binary-searches each object's .eh_frame_hdr instead.
+	 */
+	uint32_t fdes;	    /* FDEs of the executable and its libraries (not ld.so's) */
+	bool have_unwinder; /* a library defines _Unwind_Find_FDE (libgcc_s)... */
+	uint32_t unwinder;  /* ...this trace object: its lazy binds say it unwound */
 };
 
 #endif

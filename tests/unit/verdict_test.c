@@ -4,8 +4,9 @@
  * added to the saving; the exit path is part of each library's saving; a
  * static build's own start is subtracted, so the verdict can say "don't"
  * and then drops the advice; its +- holds the model's validated error; a
- * fault cost that changed since calibration is told. Also the machine's
- * fault measurement and the calibration file's new keys.
+ * fault cost that changed since calibration is told; a program that
+ * unwinds pays a static build's FDE sort. Also the machine's fault
+ * measurement and the calibration file's new keys.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -162,6 +163,52 @@ static void test_can_say_dont(void)
 	trace_free(&t);
 }
 
+/*
+ * A C++ program that throws: the static build sorts its FDEs at the first
+ * throw (dar -V: 2 ms, more than the loader saves). The old verdict never
+ * subtracted it and said "saves" where the static build was slower.
+ */
+static void test_first_unwind(void)
+{
+	struct trace t;
+	struct report quiet, threw, unknown;
+
+	model_trace(&t);
+	t.static_side.fdes = 20000;
+	t.static_side.have_unwinder = true;
+	t.static_side.unwinder = 4;
+	report_build(&t, &quiet);
+	CHECK(quiet.static_unwind_us == 0 && quiet.static_verdict == SV_SAVES);
+	CHECK(!has_note(&quiet, "unwind"));
+	t.obj[4].lazy_binds = 5; /* the unwinder bound its slots: it ran */
+	report_build(&t, &threw);
+	double sort = t.model.fde_sort_us * 20000 * log2(20000);
+	CHECK(sort > 3000 && sort < 4000); /* about what dar's 19182 FDEs cost */
+	CHECK_NEAR(threw.static_unwind_us, sort, 1e-6);
+	/* Its 5 slots bound after startup are lazy binding, which the saving adds. */
+	CHECK_NEAR(quiet.static_saved_us - threw.static_saved_us +
+			   (threw.static_lazy_us - quiet.static_lazy_us),
+		   sort, 1e-6);
+	CHECK(threw.static_verdict == SV_HURTS && !has_advice(&threw, "link statically"));
+	CHECK(has_note(&threw, "the program unwinds") && has_note(&threw, "about 20000"));
+	/* Bound at startup, the unwinder cannot tell: nothing subtracted, but said. */
+	t.obj[4].lazy_binds = 0;
+	t.obj[4].bind_now = true;
+	report_build(&t, &unknown);
+	CHECK(unknown.static_unwind_us == 0 && unknown.static_verdict == SV_SAVES);
+	CHECK(has_note(&unknown, "cannot tell whether the program unwinds"));
+	/* No FDEs known (a saved trace): nothing. */
+	t.obj[4].lazy_binds = 5;
+	t.static_side.known = false;
+	report_free(&quiet);
+	report_build(&t, &quiet);
+	CHECK(quiet.static_unwind_us == 0);
+	report_free(&quiet);
+	report_free(&threw);
+	report_free(&unknown);
+	trace_free(&t);
+}
+
 static void test_model_error(void)
 {
 	struct trace t;
@@ -235,6 +282,7 @@ static void test_calibration_file(void)
 	m.noise_pct = 3.5, m.exit_per_object_us = 4.5, m.exit_per_page_us = 0.25;
 	m.exit_per_kib_us = 0.0625;
 	m.verdict_err_pct = 9, m.verdict_err_us = 21;
+	m.fde_sort_us = 0.02;
 	CHECK(model_save(&m, path, &err) == 0);
 	CHECK(model_read(path, &r, &err) == 0);
 	CHECK(r.fault_us == 1.25 && r.fault_lo == 1.2 && r.fault_hi == 1.3 &&
@@ -242,6 +290,7 @@ static void test_calibration_file(void)
 	CHECK(r.noise_pct == 3.5 && r.exit_per_object_us == 4.5 && r.exit_per_page_us == 0.25);
 	CHECK(r.exit_per_kib_us == 0.0625);
 	CHECK(r.verdict_err_pct == 9 && r.verdict_err_us == 21);
+	CHECK(r.fde_sort_us == 0.02);
 	/* A calibration from before the exit path was measured: the defaults. */
 	f = fopen(path, "w");
 	fprintf(f, "ldprof-calibration %d\nintercept_us 30\n", MODEL_VERSION);
@@ -249,6 +298,7 @@ static void test_calibration_file(void)
 	CHECK(model_read(path, &r, &err) == 0);
 	model_defaults(&d);
 	CHECK(r.exit_per_object_us == d.exit_per_object_us && r.verdict_err_pct == 0);
+	CHECK(r.fde_sort_us == d.fde_sort_us && d.fde_sort_us > 0);
 	f = fopen(path, "w");
 	fprintf(f, "ldprof-calibration %d\nverdict_error -3 2\n", MODEL_VERSION);
 	fclose(f);
@@ -261,6 +311,7 @@ int main(void)
 	test_lazy_binding();
 	test_exit_path();
 	test_can_say_dont();
+	test_first_unwind();
 	test_model_error();
 	test_fault_drift();
 	test_fault_cost();

@@ -1,0 +1,30 @@
+/*
+ * Calibration's unwind pair: what a static build's first unwind costs per
+ * FDE it sorts (the verdict's static side, model/static-side.c). A static
+ * C program with many functions, each with its FDE, run with and without
+ * one _Unwind_Backtrace, interleaved: libgcc sorts the registered
+ * .eh_frame at the first unwind, so the difference is the sort.
+ */
+#ifndef LDPROF_CALIBRATE_UNWIND_H
+#define LDPROF_CALIBRATE_UNWIND_H
+
+#include "base/util.h"
+#include "model/calibrate.h"
+
+/* The program's source: nfuncs functions and a main that unwinds when given an argument. */
+int unwind_write_source(const char *path, unsigned nfuncs, struct errbuf *err);
+
+/* The functions of the calibration's program (fewer with --quick). */
+#define UNWIND_FUNCS	   6000u
+#define UNWIND_FUNCS_QUICK 2000u
+
+/*
+ * Run prog (built static with --eh-frame-hdr, so that its FDEs are
+ * counted as in a dynamic object) both ways, interleaved, and set
+ * m->fde_sort_us to the difference per n log2 n of its n FDEs. Leaves the
+ * default when the difference is not resolved above zero.
+ */
+int unwind_measure(const struct calib_opts *o, const char *prog, struct model_coefs *m,
+		   struct errbuf *err);
+
+#endif
