@@ -43,7 +43,7 @@ static void print_text(const struct calib_result *r, const char *stored)
 	printf("the exit path: %.1f us per object, %.3f us per page relocation wrote, %.4f us per "
 	       "KiB of tables read\n",
 	       m->exit_per_object_us, m->exit_per_page_us, m->exit_per_kib_us);
-	printf("a static build's first unwind: %.5f us per n log2 n of its n FDEs sorted\n",
+	printf("a static build's first unwind: %.5f us per n log2 n of the n FDEs it sorts\n",
 	       m->fde_sort_us);
 	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest\n",
 	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us);

@@ -7,6 +7,7 @@
 
 #include "elf/elfobj.h"
 #include "model/compare.h"
+#include "model/fde-order.h"
 #include "model/model.h"
 #include "model/static-side.h"
 
@@ -35,16 +36,19 @@ int unwind_write_source(const char *path, unsigned nfuncs, struct errbuf *err)
 	return r;
 }
 
+/* The FDEs the program's first unwind sorts (its erratic ones, fde-order.h). */
 static int count_fdes(const char *prog, uint32_t *n, struct errbuf *err)
 {
 	struct elfobj *e;
+	struct fde_order fo;
 	int r = elfobj_open(prog, &e, err);
 
 	if (r)
 		return r;
-	*n = static_fde_count(e);
+	fde_order(e, &fo);
 	elfobj_close(e);
-	return *n > 1 ? 0 : set_err(err, ENOEXEC, "%s: no .eh_frame_hdr to count", prog);
+	*n = fo.erratic;
+	return *n > 1 ? 0 : set_err(err, ENOEXEC, "%s: no FDEs out of order to sort", prog);
 }
 
 int unwind_measure(const struct calib_opts *o, const char *prog, struct model_coefs *m,

@@ -19,10 +19,10 @@ int unwind_write_source(const char *path, unsigned nfuncs, struct errbuf *err);
 #define UNWIND_FUNCS_QUICK 2000u
 
 /*
- * Run prog (built static with --eh-frame-hdr, so that its FDEs are
- * counted as in a dynamic object) both ways, interleaved, and set
- * m->fde_sort_us to the difference per n log2 n of its n FDEs. Leaves the
- * default when the difference is not resolved above zero.
+ * Run prog (built static) both ways, interleaved, and set m->fde_sort_us
+ * to the difference per n log2 n of the n FDEs its sort finds out of
+ * order (nearly all: crt1's and main's come first at higher addresses).
+ * Leaves the default when the difference is not resolved above zero.
  */
 int unwind_measure(const struct calib_opts *o, const char *prog, struct model_coefs *m,
 		   struct errbuf *err);

@@ -189,14 +189,14 @@ static int build_prog(const char *dir, const char *gen, const struct prog_spec *
 	return r;
 }
 
-/* The unwind pair's program (calibrate-unwind.c), static; --eh-frame-hdr lets it be counted. */
+/* The unwind pair's program (calibrate-unwind.c), static. */
 static int build_unwind(const char *dir, bool quick, struct errbuf *err)
 {
 	char *src = xasprintf("%s/unwind.c", dir), *cmd;
 	int r = unwind_write_source(src, quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, err);
 
 	if (!r) {
-		cmd = xasprintf("cd '%s' && %s -O1 -w -static -Wl,--eh-frame-hdr -o unwind-static "
+		cmd = xasprintf("cd '%s' && %s -O1 -w -static -o unwind-static "
 				"unwind.c",
 				dir, cc());
 		r = sh(cmd, err);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "model/fde-order.h"
 
 static bool is_libc(const struct dso *d)
 {
@@ -91,52 +92,6 @@ static void note_nss(struct static_facts *sf, const char *name)
 		snprintf(sf->nss_example, sizeof sf->nss_example, "%s", name);
 }
 
-/* Bytes of a DW_EH_PE-encoded value of this encoding; 0 for LEB128 or omitted. */
-static size_t eh_pe_size(unsigned enc)
-{
-	switch (enc & 0x0f) {
-	case 0x00: /* DW_EH_PE_absptr */
-	case 0x04: /* udata8 */
-	case 0x0c: /* sdata8 */
-		return 8;
-	case 0x02: /* udata2 */
-	case 0x0a: /* sdata2 */
-		return 2;
-	case 0x03: /* udata4 */
-	case 0x0b: /* sdata4 */
-		return 4;
-	default:
-		return 0;
-	}
-}
-
-/*
- * The FDEs of an object, from the count its .eh_frame_hdr (PT_GNU_EH_FRAME)
- * keeps for the unwinder's binary search table; 0 without one. Read by
- * hand: libelf does not parse it, and it is four bytes of encodings and
- * two encoded numbers (the LSB "Linux Standard Base Core", .eh_frame_hdr).
- */
-uint32_t static_fde_count(const struct elfobj *e)
-{
-	const GElf_Phdr *ph = NULL;
-	const unsigned char *h;
-	size_t ptr, cnt;
-	uint64_t n = 0;
-
-	for (size_t i = 0; e && i < e->nphdr && !ph; i++)
-		if (e->phdr[i].p_type == PT_GNU_EH_FRAME)
-			ph = &e->phdr[i];
-	h = ph && ph->p_filesz >= 4 ? elfobj_bytes(e, ph->p_offset, ph->p_filesz) : NULL;
-	if (!h || h[0] != 1)
-		return 0;
-	ptr = h[1] == 0xff ? 0 : eh_pe_size(h[1]); /* eh_frame_ptr, 0xff: omitted */
-	cnt = h[2] == 0xff ? 0 : eh_pe_size(h[2]);
-	if ((h[1] != 0xff && !ptr) || !cnt || ph->p_filesz < 4 + ptr + cnt)
-		return 0;
-	memcpy(&n, h + 4 + ptr, cnt); /* little-endian: x86-64 only */
-	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-}
-
 /* Does the object define _Unwind_Find_FDE: is it the unwinder (libgcc_s)? */
 static bool is_unwinder(const struct elfobj *e)
 {
@@ -147,25 +102,34 @@ static bool is_unwinder(const struct elfobj *e)
 	return false;
 }
 
+static uint32_t clamp32(uint64_t n)
+{
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 /*
  * What a static build's first unwind sorts: the FDEs of every object it
- * would link (an upper bound: a static link keeps only the archive
- * members it needs), and which library unwinds in the dynamic build.
+ * would link, and of those the ones each object's order leaves erratic
+ * (an upper bound: a static link keeps only the archive members it
+ * needs), and which library unwinds in the dynamic build.
  */
 static void unwind_facts(const struct process *p, struct static_facts *sf, int *unwinder)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, erratic = 0;
 
 	*unwinder = -1;
 	for (size_t i = 0; i < p->nobj; i++) {
 		const struct dso *d = p->obj[i];
+		struct fde_order fo;
 		if (d->is_rtld || d->is_vdso || d->is_preload || !d->elf)
 			continue;
-		n += static_fde_count(d->elf);
+		fde_order(d->elf, &fo);
+		n += fo.fdes, erratic += fo.erratic;
 		if (*unwinder < 0 && !d->is_main && is_unwinder(d->elf))
 			*unwinder = (int)i;
 	}
-	sf->fdes = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	sf->fdes = clamp32(n);
+	sf->fdes_erratic = clamp32(erratic);
 }
 
 void static_side_facts(const struct deps_report *r, struct static_facts *sf, int *unwinder)
@@ -215,7 +179,10 @@ double static_side_us(const struct model_coefs *m, const struct static_facts *sf
 
 double static_unwind_us(const struct model_coefs *m, const struct static_facts *sf)
 {
-	double n = sf->fdes;
+	return sf->known ? fde_sort_cost(m, sf->fdes_erratic) : 0;
+}
 
-	return sf->known && n > 1 ? m->fde_sort_us * n * log2(n) : 0;
+double fde_sort_cost(const struct model_coefs *m, uint32_t erratic)
+{
+	return erratic > 1 ? m->fde_sort_us * erratic * log2(erratic) : 0;
 }

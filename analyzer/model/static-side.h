@@ -17,9 +17,6 @@
  */
 void static_side_facts(const struct deps_report *r, struct static_facts *sf, int *unwinder);
 
-/* The FDEs an object's .eh_frame_hdr counts; 0 without one. */
-uint32_t static_fde_count(const struct elfobj *e);
-
 /*
  * What the static build's start costs beyond the minimal static program's,
  * in microseconds: a call of each IFUNC resolver libc never calls on its
@@ -35,10 +32,14 @@ double static_side_us(const struct model_coefs *m, const struct static_facts *sf
  * What a static build's first unwind (a C++ throw, backtrace()) costs, in
  * microseconds: crtbeginT.o registers the whole .eh_frame with libgcc's
  * unwinder, which at the first unwind sorts all n FDEs in it (a heap
- * sort: n log n comparisons, each decoding two addresses), where a dynamic
- * build binary-searches each object's .eh_frame_hdr. The caller knows
- * whether the program unwinds at all.
+ * heap sort of the FDEs out of order, model/fde-order.h: n log n
+ * comparisons, each decoding two addresses), where a dynamic build
+ * binary-searches each object's .eh_frame_hdr. The caller knows whether
+ * the program unwinds at all.
  */
 double static_unwind_us(const struct model_coefs *m, const struct static_facts *sf);
+
+/* That sort for this many erratic FDEs: fde_sort_us per n log2 n. */
+double fde_sort_cost(const struct model_coefs *m, uint32_t erratic);
 
 #endif

@@ -335,6 +335,31 @@ static char *fault_drift(const struct trace *t)
 			 now, then, ratio);
 }
 
+/* What the first unwind of a static build costs, or that this run cannot tell. */
+static char *unwind_note(const struct trace *t, const struct report *rep)
+{
+	const struct static_facts *sf = &t->static_side;
+	const struct trace_object *u =
+		sf->have_unwinder && sf->unwinder < t->nobj ? &t->obj[sf->unwinder] : NULL;
+	double cost = static_unwind_us(&t->model, sf);
+
+	if (rep->static_unwind_us > 0)
+		return xasprintf("the program unwinds (a C++ exception or a backtrace: %s bound "
+				 "%u slots after startup): a static build registers its whole "
+				 ".eh_frame and sorts it at the first unwind, %u of its %u FDEs "
+				 "out of order (at most: a static link keeps only the archive "
+				 "members it needs), %.0f us, which the saving subtracts",
+				 u->soname ? u->soname : u->path, u->lazy_binds, sf->fdes_erratic,
+				 sf->fdes, rep->static_unwind_us);
+	if (u && u->bind_now && cost >= ADVICE_MIN_US)
+		return xasprintf("%s is bound at startup, so this run cannot tell whether the "
+				 "program unwinds (throws); if it does, a static build sorts %u "
+				 "FDEs at the first unwind, %.0f us, which the saving does not "
+				 "subtract",
+				 u->soname ? u->soname : u->path, sf->fdes_erratic, cost);
+	return NULL;
+}
+
 /* The verdict's caveats, as notes (allocated) for report_build to add. */
 static size_t caveats(const struct trace *t, const struct report *rep, char *notes[VERDICT_NOTES])
 {
@@ -353,25 +378,8 @@ static size_t caveats(const struct trace *t, const struct report *rep, char *not
 				  "such lookups out (Debian's zsh-static does), so compare what "
 				  "the two builds do before their times",
 				  sf->nss_calls, sf->nss_example);
-	if (rep->static_unwind_us > 0)
-		notes[n++] = xasprintf(
-			"the program unwinds (a C++ exception or a backtrace: %s bound %u slots "
-			"after startup): a static build registers its whole .eh_frame and sorts "
-			"its FDEs at the first unwind, about %u of them (at most: a static link "
-			"keeps only the archive members it needs), %.0f us, which the saving "
-			"subtracts",
-			t->obj[sf->unwinder].soname ? t->obj[sf->unwinder].soname
-						    : t->obj[sf->unwinder].path,
-			t->obj[sf->unwinder].lazy_binds, sf->fdes, rep->static_unwind_us);
-	else if (sf->have_unwinder && sf->unwinder < t->nobj && t->obj[sf->unwinder].bind_now &&
-		 static_unwind_us(&t->model, sf) >= ADVICE_MIN_US)
-		notes[n++] = xasprintf(
-			"%s is bound at startup, so this run cannot tell whether the program "
-			"unwinds (throws); if it does, a static build sorts its FDEs (about %u) "
-			"at the first unwind, %.0f us, which the saving does not subtract",
-			t->obj[sf->unwinder].soname ? t->obj[sf->unwinder].soname
-						    : t->obj[sf->unwinder].path,
-			sf->fdes, static_unwind_us(&t->model, sf));
+	if ((notes[n] = unwind_note(t, rep)))
+		n++;
 	if (dl)
 		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
 				       "static build cannot, unless it keeps a dynamic loader "
