@@ -51,8 +51,8 @@ static int count_fdes(const char *prog, uint32_t *n, struct errbuf *err)
 	return *n > 1 ? 0 : set_err(err, ENOEXEC, "%s: no FDEs out of order to sort", prog);
 }
 
-int unwind_measure(const struct calib_opts *o, const char *prog, struct model_coefs *m,
-		   struct errbuf *err)
+int unwind_measure(const struct calib_opts *o, const char *prog, unsigned nfuncs,
+		   struct model_coefs *m, struct errbuf *err)
 {
 	char *argv[5] = {(char *)prog, NULL, (char *)prog, "unwind", NULL};
 	struct profile_cmd cmds[2] = {{1, &argv[0]}, {2, &argv[2]}};
@@ -73,6 +73,8 @@ int unwind_measure(const struct calib_opts *o, const char *prog, struct model_co
 		compare_build(&t[0], &t[1], &c);
 		if (c.diff.lo > 0)
 			m->fde_sort_us = c.diff.median / (n * log2(n));
+		/* What libc and libgcc_eh add to the program's own functions. */
+		m->fde_floor = n > nfuncs ? n - nfuncs : 0;
 		compare_free(&c);
 	}
 	trace_free(&t[0]);

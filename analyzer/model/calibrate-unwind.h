@@ -19,12 +19,14 @@ int unwind_write_source(const char *path, unsigned nfuncs, struct errbuf *err);
 #define UNWIND_FUNCS_QUICK 2000u
 
 /*
- * Run prog (built static) both ways, interleaved, and set m->fde_sort_us
- * to the difference per n log2 n of the n FDEs its sort finds out of
- * order (nearly all: crt1's and main's come first at higher addresses).
- * Leaves the default when the difference is not resolved above zero.
+ * Run prog (built static from nfuncs functions) both ways, interleaved,
+ * and set m->fde_sort_us to the difference per n log2 n of the n FDEs its
+ * sort finds out of order (nearly all: crt1's and main's come first at
+ * higher addresses), or leave the default when the difference is not
+ * resolved above zero; and m->fde_floor to those beyond its own functions
+ * (libc's and libgcc_eh's, which every static unwinder carries).
  */
-int unwind_measure(const struct calib_opts *o, const char *prog, struct model_coefs *m,
-		   struct errbuf *err);
+int unwind_measure(const struct calib_opts *o, const char *prog, unsigned nfuncs,
+		   struct model_coefs *m, struct errbuf *err);
 
 #endif

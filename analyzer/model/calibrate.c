@@ -390,7 +390,8 @@ static int measure_unwind(const struct calib_opts *o, struct calib_result *res)
 {
 	char *prog = xasprintf("%s/unwind-static", res->workdir);
 	struct errbuf err;
-	int r = unwind_measure(o, prog, &res->coefs, &err);
+	int r = unwind_measure(o, prog, o->quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, &res->coefs,
+			       &err);
 
 	if (r)
 		error_msg("%s", err.msg);
@@ -480,6 +481,7 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	interrupt_begin();
 	model_defaults(&d);
 	res->coefs.fde_sort_us = d.fde_sort_us; /* kept if the unwind pair resolves nothing */
+	res->coefs.fde_floor = d.fde_floor;
 	r = measure(o, res->workdir, ps, res->n, res) ||
 	    dynamic_fixed(o, res->workdir, &res->coefs) || measure_unwind(o, res);
 	if (interrupt_requested())

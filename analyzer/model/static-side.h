@@ -31,13 +31,20 @@ double static_side_us(const struct model_coefs *m, const struct static_facts *sf
 /*
  * What a static build's first unwind (a C++ throw, backtrace()) costs, in
  * microseconds: crtbeginT.o registers the whole .eh_frame with libgcc's
- * unwinder, which at the first unwind sorts all n FDEs in it (a heap
- * heap sort of the FDEs out of order, model/fde-order.h: n log n
- * comparisons, each decoding two addresses), where a dynamic build
- * binary-searches each object's .eh_frame_hdr. The caller knows whether
- * the program unwinds at all.
+ * unwinder, which at the first unwind sorts the FDEs in it (a heap sort
+ * of those out of order, model/fde-order.h: n log n comparisons, each
+ * decoding two addresses), where a dynamic build binary-searches each
+ * object's .eh_frame_hdr. How many a static link keeps is known only
+ * between bounds: at most all the objects' erratic FDEs, at least those
+ * outside the C and C++ runtime and the runtime's floor (what the
+ * calibration's static program carries beyond its own). *lo, *hi: the
+ * costs of the two; the estimate is the cost of their geometric mean,
+ * as the runtime's share kept ranges over a factor of three (a small C++
+ * program keeps 22% of it, dar 69%). The caller knows whether the program
+ * unwinds at all.
  */
-double static_unwind_us(const struct model_coefs *m, const struct static_facts *sf);
+double static_unwind_us(const struct model_coefs *m, const struct static_facts *sf, double *lo,
+			double *hi);
 
 /* That sort for this many erratic FDEs: fde_sort_us per n log2 n. */
 double fde_sort_cost(const struct model_coefs *m, uint32_t erratic);

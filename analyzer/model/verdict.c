@@ -223,7 +223,11 @@ static void static_link(const struct trace *t, struct report *rep)
 	rep->static_fixed_us = m->dynamic_fixed_us;
 	rep->static_fault_us = fault_cost(t);
 	rep->static_own_us = static_side_us(m, &t->static_side);
-	rep->static_unwind_us = unwound(t) ? static_unwind_us(m, &t->static_side) : 0;
+	if (unwound(t)) {
+		double lo, hi;
+		rep->static_unwind_us = static_unwind_us(m, &t->static_side, &lo, &hi);
+		var += pow(fmax(rep->static_unwind_us - lo, hi - rep->static_unwind_us), 2);
+	}
 	saved = rep->static_fixed_us + rep->static_exe_us + rep->static_libs_us +
 		rep->static_exit_us + rep->static_lazy_us - rep->static_own_us -
 		rep->static_unwind_us;
@@ -341,22 +345,26 @@ static char *unwind_note(const struct trace *t, const struct report *rep)
 	const struct static_facts *sf = &t->static_side;
 	const struct trace_object *u =
 		sf->have_unwinder && sf->unwinder < t->nobj ? &t->obj[sf->unwinder] : NULL;
-	double cost = static_unwind_us(&t->model, sf);
+	double lo, hi, cost = static_unwind_us(&t->model, sf, &lo, &hi);
 
 	if (rep->static_unwind_us > 0)
-		return xasprintf("the program unwinds (a C++ exception or a backtrace: %s bound "
-				 "%u slots after startup): a static build registers its whole "
-				 ".eh_frame and sorts it at the first unwind, %u of its %u FDEs "
-				 "out of order (at most: a static link keeps only the archive "
-				 "members it needs), %.0f us, which the saving subtracts",
-				 u->soname ? u->soname : u->path, u->lazy_binds, sf->fdes_erratic,
-				 sf->fdes, rep->static_unwind_us);
+		return xasprintf(
+			"the program unwinds (a C++ exception or a backtrace: %s bound "
+			"%u slots after startup): a static build registers its whole "
+			".eh_frame and sorts it at the first unwind: %.0f us (%.0f to "
+			"%.0f: %u to %u FDEs out of order, of %u in its objects; of the C "
+			"and C++ runtime a static link keeps only the archive members it "
+			"needs), which the saving subtracts",
+			u->soname ? u->soname : u->path, u->lazy_binds, rep->static_unwind_us, lo,
+			hi,
+			(unsigned)fmin(sf->fdes_erratic, sf->fdes_erratic_own + t->model.fde_floor),
+			sf->fdes_erratic, sf->fdes);
 	if (u && u->bind_now && cost >= ADVICE_MIN_US)
 		return xasprintf("%s is bound at startup, so this run cannot tell whether the "
-				 "program unwinds (throws); if it does, a static build sorts %u "
-				 "FDEs at the first unwind, %.0f us, which the saving does not "
-				 "subtract",
-				 u->soname ? u->soname : u->path, sf->fdes_erratic, cost);
+				 "program unwinds (throws); if it does, a static build sorts its "
+				 "FDEs at the first unwind, %.0f us (%.0f to %.0f), which the "
+				 "saving does not subtract",
+				 u->soname ? u->soname : u->path, cost, lo, hi);
 	return NULL;
 }
 

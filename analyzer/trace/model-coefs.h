@@ -63,6 +63,7 @@ struct model_coefs {
 	double exit_per_page_us;	     /* ...and per page relocation wrote (freed at exit) */
 	double exit_per_kib_us;		     /* ...and per KiB of tables ld.so read (unmapped) */
 	double fde_sort_us; /* a static build's first unwind: per n log2 n of n erratic FDEs */
+	double fde_floor;   /* erratic FDEs of the runtime every static unwinder carries */
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
 	double verdict_err_pct, verdict_err_us;
 	char source[256];  /* the calibration file, or "built-in defaults" */

@@ -17,6 +17,7 @@
 #include "model/analyze.h"
 #include "model/calibrate-machine.h"
 #include "model/model.h"
+#include "model/static-side.h"
 #include "render/render.h"
 #include "unit.h"
 
@@ -175,7 +176,7 @@ static void test_first_unwind(void)
 
 	model_trace(&t);
 	t.static_side.fdes = 22000;
-	t.static_side.fdes_erratic = 20000;
+	t.static_side.fdes_erratic = t.static_side.fdes_erratic_own = 20000;
 	t.static_side.have_unwinder = true;
 	t.static_side.unwinder = 4;
 	report_build(&t, &quiet);
@@ -183,6 +184,7 @@ static void test_first_unwind(void)
 	CHECK(!has_note(&quiet, "unwind"));
 	t.obj[4].lazy_binds = 5; /* the unwinder bound its slots: it ran */
 	report_build(&t, &threw);
+	/* All outside the runtime: the bounds meet. */
 	double sort = t.model.fde_sort_us * 20000 * log2(20000);
 	CHECK(sort > 3000 && sort < 4000);
 	CHECK_NEAR(threw.static_unwind_us, sort, 1e-6);
@@ -191,7 +193,18 @@ static void test_first_unwind(void)
 			   (threw.static_lazy_us - quiet.static_lazy_us),
 		   sort, 1e-6);
 	CHECK(threw.static_verdict == SV_HURTS && !has_advice(&threw, "link statically"));
-	CHECK(has_note(&threw, "the program unwinds") && has_note(&threw, "20000 of its 22000"));
+	CHECK(has_note(&threw, "the program unwinds") &&
+	      has_note(&threw, "20000 to 20000 FDEs out of order, of 22000"));
+	/* 15000 of them in the runtime: between 5000 + its floor and 20000. */
+	t.static_side.fdes_erratic_own = 5000;
+	double lo, hi, mid = static_unwind_us(&t.model, &t.static_side, &lo, &hi);
+	double fewest = 5000 + t.model.fde_floor;
+	CHECK_NEAR(lo, t.model.fde_sort_us * fewest * log2(fewest), 1e-6);
+	CHECK_NEAR(hi, sort, 1e-6);
+	double gm = floor(sqrt(fewest * 20000));
+	CHECK_NEAR(mid, t.model.fde_sort_us * gm * log2(gm), 1e-6);
+	CHECK(lo < mid && mid < hi);
+	t.static_side.fdes_erratic_own = 20000;
 	/* Bound at startup, the unwinder cannot tell: nothing subtracted, but said. */
 	t.obj[4].lazy_binds = 0;
 	t.obj[4].bind_now = true;
@@ -283,7 +296,7 @@ static void test_calibration_file(void)
 	m.noise_pct = 3.5, m.exit_per_object_us = 4.5, m.exit_per_page_us = 0.25;
 	m.exit_per_kib_us = 0.0625;
 	m.verdict_err_pct = 9, m.verdict_err_us = 21;
-	m.fde_sort_us = 0.02;
+	m.fde_sort_us = 0.02, m.fde_floor = 900;
 	CHECK(model_save(&m, path, &err) == 0);
 	CHECK(model_read(path, &r, &err) == 0);
 	CHECK(r.fault_us == 1.25 && r.fault_lo == 1.2 && r.fault_hi == 1.3 &&
@@ -291,7 +304,7 @@ static void test_calibration_file(void)
 	CHECK(r.noise_pct == 3.5 && r.exit_per_object_us == 4.5 && r.exit_per_page_us == 0.25);
 	CHECK(r.exit_per_kib_us == 0.0625);
 	CHECK(r.verdict_err_pct == 9 && r.verdict_err_us == 21);
-	CHECK(r.fde_sort_us == 0.02);
+	CHECK(r.fde_sort_us == 0.02 && r.fde_floor == 900);
 	/* A calibration from before the exit path was measured: the defaults. */
 	f = fopen(path, "w");
 	fprintf(f, "ldprof-calibration %d\nintercept_us 30\n", MODEL_VERSION);
@@ -299,7 +312,7 @@ static void test_calibration_file(void)
 	CHECK(model_read(path, &r, &err) == 0);
 	model_defaults(&d);
 	CHECK(r.exit_per_object_us == d.exit_per_object_us && r.verdict_err_pct == 0);
-	CHECK(r.fde_sort_us == d.fde_sort_us && d.fde_sort_us > 0);
+	CHECK(r.fde_sort_us == d.fde_sort_us && d.fde_sort_us > 0 && r.fde_floor == d.fde_floor);
 	f = fopen(path, "w");
 	fprintf(f, "ldprof-calibration %d\nverdict_error -3 2\n", MODEL_VERSION);
 	fclose(f);
