@@ -86,6 +86,23 @@ static bool is_nss(const char *name)
 	return false;
 }
 
+/*
+ * libc's functions that start a process by a fork: a dynamic process
+ * forks slower than a static one (the kernel copies its many mappings,
+ * and a child that execs tears them down), which the verdict cannot
+ * count: a run does not say how often the program forks.
+ */
+static bool is_spawn(const char *name)
+{
+	static const char *const names[] = {"fork",	    "vfork",  "_Fork", "posix_spawn",
+					    "posix_spawnp", "system", "popen", "clone"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 static void note_nss(struct static_facts *sf, const char *name)
 {
 	if (!sf->nss_calls++)
@@ -176,6 +193,8 @@ void static_side_facts(const struct deps_report *r, struct static_facts *sf, int
 				e->syms[b->tsym].st_value; /* an IFUNC's value is its resolver */
 		else if (b->name && is_nss(b->name))
 			nss[nnss++] = b->name;
+		else if (b->name && is_spawn(b->name) && !sf->spawn_example[0])
+			snprintf(sf->spawn_example, sizeof sf->spawn_example, "%s", b->name);
 	}
 	nres = distinct(res, nres);
 	if (libc >= 0)

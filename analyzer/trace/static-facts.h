@@ -12,11 +12,12 @@
 #include <stdint.h>
 
 struct static_facts {
-	bool known;	      /* the replay gave them */
-	uint32_t ifunc_bound; /* distinct IFUNCs of libc the program binds (lazy ones too) */
-	uint32_t ifunc_extra; /* of those, the ones libc itself never resolves */
-	uint32_t nss_calls;   /* distinct NSS functions of libc it binds (getpwuid, ...) */
-	char nss_example[32]; /* one of them, for the note */
+	bool known;		/* the replay gave them */
+	uint32_t ifunc_bound;	/* distinct IFUNCs of libc the program binds (lazy ones too) */
+	uint32_t ifunc_extra;	/* of those, the ones libc itself never resolves */
+	uint32_t nss_calls;	/* distinct NSS functions of libc it binds (getpwuid, ...) */
+	char nss_example[32];	/* one of them, for the note */
+	char spawn_example[16]; /* a libc function it binds that forks (fork, system), or "" */
 	/*
 	 * A static build registers its whole .eh_frame (crtbeginT.o), and its
 	 * first unwind (a C++ throw, backtrace) sorts every FDE in it; a

@@ -264,6 +264,11 @@ static void test_fault_drift(void)
 	CHECK(has_note(&slow, "at calibration"));
 	CHECK(has_note(&slow, "calls 2 NSS functions (getpwuid, ...)"));
 	CHECK(!has_note(&same, "NSS"));
+	CHECK(!has_note(&slow, "start processes"));
+	snprintf(t.static_side.spawn_example, sizeof t.static_side.spawn_example, "fork");
+	report_free(&slow);
+	report_build(&t, &slow);
+	CHECK(has_note(&slow, "can start processes (it binds fork)"));
 	report_free(&same);
 	report_free(&slow);
 	trace_free(&t);
