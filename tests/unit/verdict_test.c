@@ -118,6 +118,26 @@ static void test_exit_path(void)
 	trace_free(&t);
 }
 
+/* libgcc_s's constructor (__cpu_indicator_init) is not in a static build. */
+static void test_unlinked_constructor(void)
+{
+	struct trace t;
+	struct report a, b;
+
+	model_trace(&t);
+	report_build(&t, &a);
+	free(t.obj[4].soname);
+	t.obj[4].soname = strdup("libgcc_s.so.1");
+	report_build(&t, &b);
+	const struct report_object *ro = obj_of(&b, 4);
+	CHECK(ro && ro->init.n && ro->init.median > 0);
+	CHECK_NEAR(b.static_saved_us - a.static_saved_us, ro->init.median, 1e-6);
+	CHECK_NEAR(ro->link_saved_us - obj_of(&a, 4)->link_saved_us, ro->init.median, 1e-6);
+	report_free(&a);
+	report_free(&b);
+	trace_free(&t);
+}
+
 /* The static build's own start, set so that the saving is about `left`. */
 static void saving_left(struct trace *t, const struct report *base, double left)
 {
@@ -329,6 +349,7 @@ int main(void)
 {
 	test_lazy_binding();
 	test_exit_path();
+	test_unlinked_constructor();
 	test_can_say_dont();
 	test_first_unwind();
 	test_model_error();
