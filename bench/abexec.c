@@ -7,7 +7,9 @@
  *   abexec [-n RUNS] [-w WARMUP] 'LABEL|ENV=V ...|COMMAND ARGS...' ...
  *
  * ENV entries are added to the environment; LDPROF_SHM=auto sets up a
- * record buffer the way ldprof does, so the audit module records for real.
+ * record buffer the way ldprof does, so the audit module records for real;
+ * LDPROF_SHM=follow sets up the one of `ldprof -f` (chunks, reopened by
+ * path), so that the shim's follow-mode cost can be set beside its own.
  * Output: per variant the median, its 95% CI, and the difference and ratio
  * to the first variant with a paired bootstrap CI, plus page faults.
  */
@@ -32,7 +34,8 @@ struct variant {
 	char *label;
 	char **argv;
 	char **env;
-	bool shm;
+	struct shm_buf *shm; /* the buffer its shim records into, or NULL */
+	char **shm_env;	     /* follow: its LDPROF_SHM entry, renamed at each reset */
 	double *us;
 	long *minflt;
 };
@@ -44,6 +47,21 @@ static char **split(char *s, size_t *n)
 	for (char *t = strtok(s, " "); t; t = strtok(NULL, " "))
 		v[(*n)++] = t;
 	return v;
+}
+
+/* The follow-mode buffer, made for the first variant that asks for it. */
+static struct shm_buf *follow_buffer(void)
+{
+	static struct shm_buf fshm;
+	static bool made;
+	struct errbuf err;
+
+	if (!made && shm_create_follow(&fshm, 0, 0, &err)) {
+		fprintf(stderr, "abexec: %s\n", err.msg);
+		exit(1);
+	}
+	made = true;
+	return &fshm;
 }
 
 static void parse_variant(struct variant *v, char *spec, struct shm_buf *shm)
@@ -67,16 +85,21 @@ static void parse_variant(struct variant *v, char *spec, struct shm_buf *shm)
 		if (!strcmp(e[i], "-"))
 			continue;
 		if (!strcmp(e[i], "LDPROF_SHM=auto")) {
-			v->shm = true;
+			v->shm = shm;
 			v->env[k++] = xasprintf("LDPROF_SHM=%d,%zu", shm->fd, shm->size);
+		} else if (!strcmp(e[i], "LDPROF_SHM=follow")) {
+			v->shm = follow_buffer();
+			v->shm_env = &v->env[k];
+			v->env[k++] = xstrdup("LDPROF_SHM=");
 		} else {
 			v->env[k++] = e[i];
 		}
 	}
 }
 
-static double run_once(struct variant *v, struct shm_buf *shm, int devnull, long *minflt)
+static double run_once(struct variant *v, struct shm_buf *run_shm, int devnull, long *minflt)
 {
+	struct shm_buf *shm = v->shm ? v->shm : run_shm;
 	struct rusage ru;
 	uint64_t t0, t1;
 	struct errbuf err;
@@ -86,12 +109,19 @@ static double run_once(struct variant *v, struct shm_buf *shm, int devnull, long
 		fprintf(stderr, "abexec: %s\n", err.msg);
 		exit(1);
 	}
+	if (v->shm_env) { /* a segment has a new id after each reset */
+		char *where = shm_follow_path(shm);
+		free(*v->shm_env);
+		*v->shm_env = xasprintf("LDPROF_SHM=%d,%zu,%s", shm->fd < 0 ? 0 : shm->fd, shm->size,
+					where);
+		free(where);
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(devnull, 0);
 		dup2(devnull, 1);
 		dup2(devnull, 2);
-		if (v->shm)
+		if (v->shm && !v->shm->chunk_size) /* a follow buffer is reopened by path */
 			fcntl(shm->fd, F_SETFD, 0);
 		shm->hdr->pid = getpid();
 		shm->hdr->exec_ts = tsc_now();

@@ -10,13 +10,32 @@ BENCH_FOLLOW_ROUNDS ?= 30
 BENCH_FOLLOW_MAKE_RUNS ?= 10
 BENCH_FOLLOW_MAKE_DIR := $(B)/bench-follow-make
 
-.PHONY: bench-follow bench-follow-overhead bench-follow-make
-bench-follow: bench-follow-overhead bench-follow-make
+.PHONY: bench-follow bench-follow-overhead bench-follow-make bench-follow-shim
+bench-follow: bench-follow-shim bench-follow-overhead bench-follow-make
 
-bench-follow-overhead: $(LDPROF) $(SHIM_LIBS) $(SAMPLES)
+# The shim's own share of it, per exec: the same audit module recording
+# into a run buffer and into -f's buffer (reopened by path, chunks), side
+# by side with plain execs (no perf events: those are the tree's cost).
+bench-follow-shim: $(ABEXEC) $(SHIM_LIBS) $(SAMPLES)
+	@echo "== the shim per exec, run buffer against -f's: samples/sh.dynamic samples/foo"
+	@$(ABEXEC) -n $(BENCH_RUNS) 'plain|-|$(SH_CMD)' \
+		'ldprof shim|LD_AUDIT=$(AUDIT_ABS) LDPROF_SHM=auto|$(SH_CMD)' \
+		'ldprof shim, -f buffer|LD_AUDIT=$(AUDIT_ABS) LDPROF_SHM=follow|$(SH_CMD)'
+	@echo
+
+# The floor: a shim directory whose audit module does nothing
+# (bench/min-audit.c, read-only), so that -f's perf events and an audit
+# module's mere presence in every exec are measured without our recording.
+FOLLOW_FLOOR_DIR := $(B)/bench/follow-floor
+$(FOLLOW_FLOOR_DIR)/ldprof-audit.so: $(MIN_AUDIT_RO) $(SHIM_PRELOAD)
+	@mkdir -p $(@D)
+	cp $(MIN_AUDIT_RO) $@
+	cp $(SHIM_PRELOAD) $(@D)/ldprof-preload.so
+
+bench-follow-overhead: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(FOLLOW_FLOOR_DIR)/ldprof-audit.so
 	@echo "== ldprof -f overhead: samples/harness.sh ./sh.dynamic 100"
-	@cd samples && python3 ../tools/bench-follow.py overhead $(CURDIR)/$(LDPROF) \
-		$(BENCH_FOLLOW_ROUNDS) ./harness.sh ./sh.dynamic 100
+	@cd samples && python3 ../tools/bench-follow.py overhead --floor $(CURDIR)/$(FOLLOW_FLOOR_DIR) \
+		$(CURDIR)/$(LDPROF) $(BENCH_FOLLOW_ROUNDS) ./harness.sh ./sh.dynamic 100
 	@echo
 
 bench-follow-make: $(LDPROF) $(SHIM_LIBS)

@@ -55,6 +55,8 @@ enum {
 	SHIM_SYS_mprotect = 10,
 	SHIM_SYS_munmap = 11,
 	SHIM_SYS_mincore = 27,
+	SHIM_SYS_shmat = 30,
+	SHIM_SYS_shmctl = 31,
 	SHIM_SYS_getpid = 39,
 	SHIM_SYS_getcwd = 79,
 	SHIM_SYS_getrusage = 98,

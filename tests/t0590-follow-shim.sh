@@ -23,6 +23,12 @@ proc() {
 	grep "^proc pid=$1 " "$TMP/out"
 }
 
+# Where System V segments are refused, the buffer is a memfd that every
+# process reopens by its /proc path: the same records come back.
+LD_PRELOAD=$FIXTURES/follow-shim/no-sysv.so "$probe" "$tree" top "$TMP/log0" >"$TMP/out" 2>"$TMP/err"
+check "without System V IPC: the probe runs" test $? -eq 0
+expect_eq "without System V IPC: four process images recorded" 4 "$(grep -c '^proc .* ok=1 ' "$TMP/out")"
+
 "$probe" "$tree" top "$TMP/log" >"$TMP/out" 2>"$TMP/err"
 check "the probe runs" test $? -eq 0
 expect_eq "the workload succeeds" "run status=0" "$(cut -d' ' -f1,2 "$TMP/out" | head -n 1)"

@@ -22,8 +22,14 @@ while True:
     except (OSError, ValueError):
         time.sleep(0.002)
 _, size, path = shm.split(",", 2)
-f = open(path, "r+b")
-m = mmap.mmap(f.fileno(), int(size))
+if path.startswith("sysv:"):  # a System V segment, attached by its id
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    m = (ctypes.c_char * int(size)).from_address(libc.shmat(int(path[5:]), None, 0))
+else:
+    m = mmap.mmap(open(path, "r+b").fileno(), int(size))
 chunk_size, chunks_off = struct.unpack_from("<II", m, 84)
 at = next(chunks_off + i * chunk_size for i in range(64)
           if struct.unpack_from("<ii", m, chunks_off + i * chunk_size)[0] == int(pid)) + 48

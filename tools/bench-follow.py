@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench-follow.py overhead LDPROF ROUNDS PROGRAM [ARGS...]
+"""bench-follow.py overhead [--floor DIR] LDPROF ROUNDS PROGRAM [ARGS...]
 bench-follow.py share LDPROF RUNS PROGRAM [ARGS...]
 
 overhead: the overhead of `ldprof -f` on a workload, interleaved: each
@@ -9,7 +9,10 @@ times) and one plain run of the workload from here (its CPU, from wait4's
 rusage of the whole tree, as ldprof takes the followed run's from
 RUSAGE_CHILDREN). Prints the medians, their ratio and the median of the
 paired differences with a bootstrap 95% CI, for wall time and for CPU (the
-steadier figure on a shared machine).
+steadier figure on a shared machine). With --floor, each round also runs
+`ldprof run -f` with LDPROF_SHIM_DIR=DIR, whose ldprof-audit.so is a
+do-nothing audit module: what following costs with the same perf events
+and an audit module that records nothing, the least any -f can cost.
 
 share: the loader's share of a workload (`ldprof run -f -n RUNS`): its
 wall and CPU time, processes and execs, the loader's time and share of
@@ -30,9 +33,9 @@ for var in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"):
     os.environ.pop(var, None)
 
 
-def ldprof_json(ldprof, args, cmd):
+def ldprof_json(ldprof, args, cmd, env=None):
     p = subprocess.run([ldprof, "run", "-f"] + args + ["--json", "--"] + cmd,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env)
     if p.returncode:
         sys.exit("bench-follow: ldprof failed: " + p.stderr.strip())
     return json.loads(p.stdout)
@@ -43,6 +46,13 @@ def followed(ldprof, cmd):
     w, tree = d["workload"], d["per_run"][0]["tree"]
     return {"f_wall": w["wall_us"]["median"], "p_wall": w["plain_wall_us"]["median"],
             "f_cpu": tree["cpu_user_us"] + tree["cpu_sys_us"], "execs": len(tree["execs"])}
+
+
+def floor(ldprof, cmd, shim_dir):
+    env = dict(os.environ, LDPROF_SHIM_DIR=shim_dir)
+    d = ldprof_json(ldprof, ["-n", "1", "-w", "0", "--no-overhead"], cmd, env)
+    tree = d["per_run"][0]["tree"]
+    return {"floor_cpu": tree["cpu_user_us"] + tree["cpu_sys_us"]}
 
 
 def plain(cmd):
@@ -71,12 +81,15 @@ def line(rows, what, unit_div, unit):
              statistics.median(d) / unit_div, unit, lo / unit_div, hi / unit_div))
 
 
-def overhead(ldprof, rounds, cmd):
+def overhead(ldprof, rounds, cmd, floor_dir=None):
     rows = []
+    steps = [lambda: followed(ldprof, cmd), lambda: plain(cmd)]
+    if floor_dir:
+        steps.append(lambda: floor(ldprof, cmd, floor_dir))
     for _ in range(rounds):
         row = {}
-        for step in random.sample([0, 1], 2):
-            row.update(followed(ldprof, cmd) if step == 0 else plain(cmd))
+        for step in random.sample(steps, len(steps)):
+            row.update(step())
         rows.append(row)
     print("   %d rounds, %d execs a run" % (rounds, rows[0]["execs"]))
     line(rows, "wall", 1000, "ms")
@@ -84,6 +97,13 @@ def overhead(ldprof, rounds, cmd):
     f = statistics.median(r["f_cpu"] for r in rows)
     p = statistics.median(r["p_cpu"] for r in rows)
     print("   per exec: %+.1f us of CPU (goal: <= 5%% of the workload)" % ((f - p) / max(rows[0]["execs"], 1)))
+    if floor_dir:
+        fl = statistics.median(r["floor_cpu"] for r in rows)
+        lo, hi = ci([r["floor_cpu"] - r["p_cpu"] for r in rows])
+        print("   floor (the same perf events, a do-nothing audit module): CPU %.1f ms, %+.1f%%,"
+              " paired [%.1f, %.1f] ms, %+.1f us per exec" % (
+                  fl / 1000, (fl / p - 1) * 100, lo / 1000, hi / 1000,
+                  (fl - p) / max(rows[0]["execs"], 1)))
 
 
 def med(s):
@@ -118,8 +138,16 @@ def share(ldprof, runs, cmd):
 def main():
     if len(sys.argv) < 5 or sys.argv[1] not in ("overhead", "share"):
         sys.exit(__doc__)
-    mode, ldprof, n, cmd = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-    (overhead if mode == "overhead" else share)(ldprof, n, cmd)
+    args, floor_dir = sys.argv[2:], None
+    if args[0] == "--floor" and sys.argv[1] == "overhead":
+        floor_dir, args = os.path.abspath(args[1]), args[2:]
+    if len(args) < 3:
+        sys.exit(__doc__)
+    mode, ldprof, n, cmd = sys.argv[1], args[0], int(args[1]), args[2:]
+    if mode == "overhead":
+        overhead(ldprof, n, cmd, floor_dir)
+    else:
+        share(ldprof, n, cmd)
 
 
 if __name__ == "__main__":

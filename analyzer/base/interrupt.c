@@ -225,12 +225,19 @@ void interrupt_set_extra(const pid_t *pids, size_t n)
 	extra = next;
 }
 
-void interrupt_restore_caller(void)
+size_t interrupt_caller_state(int *sigs, bool *ignored, size_t max, sigset_t *mask)
 {
-	if (!depth)
-		return;
-	for (size_t i = 0; i < NTAKEN; i++)
-		if (installed[i])
-			sigaction(taken[i], &caller_action[i], NULL);
-	sigprocmask(SIG_SETMASK, &caller_mask, NULL);
+	size_t n = 0;
+
+	if (depth)
+		*mask = caller_mask;
+	else
+		sigprocmask(SIG_SETMASK, NULL, mask);
+	for (size_t i = 0; depth && i < NTAKEN && n < max; i++)
+		if (installed[i]) {
+			sigs[n] = taken[i];
+			ignored[n++] = caller_action[i].sa_handler == SIG_IGN;
+		}
+	return n;
 }
+

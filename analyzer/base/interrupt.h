@@ -9,8 +9,8 @@
  * both. When the caller ignored one of these, ldprof ignores it too.
  *
  * ldprof's own signal state is not the program's: interrupt_begin() saves
- * the caller's dispositions and mask, and interrupt_restore_caller() puts
- * them back in a forked child before execve, so the program gets exactly
+ * the caller's dispositions and mask, and the child that execs the program
+ * puts them back (interrupt_caller_state), so the program gets exactly
  * what exec from the caller would give it (ignored signals stay ignored,
  * the mask is the caller's).
  */
@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <sys/types.h>
 
 /*
@@ -54,7 +55,12 @@ void interrupt_set_group(pid_t pgid);
  */
 void interrupt_set_extra(const pid_t *pids, size_t n);
 
-/* In a forked child: the caller's dispositions and mask, before execve. */
-void interrupt_restore_caller(void);
+/*
+ * The caller's signal state, for the child that execs the program
+ * (run/spawn.c), which shares ldprof's memory and so may call no libc
+ * function: the signals ldprof has handlers on (up to max), whether the
+ * caller ignored each, and the caller's mask. Returns how many signals.
+ */
+size_t interrupt_caller_state(int *sigs, bool *ignored, size_t max, sigset_t *mask);
 
 #endif

@@ -135,6 +135,8 @@ static char **profiled_env(const char *audit, const char *preload, int fd, size_
 	env[k++] = prepend("LD_AUDIT", audit);
 	if ((env[k] = prepend("LD_PRELOAD", preload)))
 		k++;
+	if (fd < 0) /* a System V segment: -f names it by its id alone */
+		fd = 0;
 	env[k++] = follow ? xasprintf("%s=%d,%zu,%s", LDPROF_SHM_ENV, fd, bytes, follow)
 			  : xasprintf("%s=%d,%zu", LDPROF_SHM_ENV, fd, bytes);
 	return env;
@@ -175,6 +177,8 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 	l->preload = o->preload;
 	l->timeout_s = o->timeout_s;
 	l->gate[0] = l->gate[1] = -1;
+	if ((r = spawn_init(&l->spawner, err)))
+		goto out;
 	if (o->follow) {
 		if ((r = follow_init(&l->fl, err)))
 			goto out;
@@ -228,6 +232,7 @@ void launcher_fini(struct launcher *l)
 		sampler_fini(l->sampler);
 		free(l->sampler);
 	}
+	spawn_fini(&l->spawner);
 	memset(l, 0, sizeof *l);
 	l->shm.fd = -1;
 	l->devnull = -1;
@@ -235,49 +240,31 @@ void launcher_fini(struct launcher *l)
 	l->tty.fd = -1;
 }
 
-/* -f, in the child: wait until the launcher has attached the events. */
-static bool await_gate(struct launcher *l)
+/* What the child does before execve (spawn.h): everything before the clock starts. */
+static void child_args(const struct launcher *l, bool profiled, struct spawn_args *a)
 {
-	char c;
-	ssize_t n;
-
-	close(l->gate[1]);
-	while ((n = read(l->gate[0], &c, 1)) < 0 && errno == EINTR)
-		;
-	close(l->gate[0]);
-	return n == 1;
-}
-
-/* In the child: everything here happens before the clock starts. */
-static __attribute__((noreturn)) void child(struct launcher *l, bool profiled)
-{
-	/* A group of its own, so that Ctrl-C can end all of the run. */
-	setpgid(0, 0);
-	if (l->tty_now)
-		terminal_give(&l->tty, getpid());
-	interrupt_restore_caller();
-	dup2(l->devnull, 0);
+	memset(a, 0, sizeof *a);
+	a->path = l->path;
+	a->argv = l->argv;
+	a->envp = profiled ? l->env_profiled : l->env_plain;
+	a->tty_fd = l->tty_now ? l->tty.fd : -1;
+	a->stdin_fd = l->devnull;
+	a->stdout_fd = a->stderr_fd = -1;
 	if (l->stderr_fd >= 0) {
-		dup2(l->devnull, 1);
-		dup2(l->stderr_fd, 2);
+		a->stdout_fd = l->devnull;
+		a->stderr_fd = l->stderr_fd;
 	} else if (!l->show_output) {
-		dup2(l->devnull, 1);
-		dup2(l->devnull, 2);
+		a->stdout_fd = a->stderr_fd = l->devnull;
 	}
 	/*
 	 * The shim maps the buffer through this fd and closes it at once. With
 	 * -f it opens the path instead, so that a top process the shim cannot
 	 * enter (static, set-ID) passes no fd on to the workload.
 	 */
-	if (profiled && !l->follow)
-		fcntl(l->shm.fd, F_SETFD, 0);
-	if (l->gate[0] >= 0 && !await_gate(l))
-		_exit(127); /* the events could not be attached: the launcher says why */
-	l->shm.hdr->pid = getpid();
-	l->shm.hdr->exec_ts = tsc_now();
-	execve(l->path, l->argv, profiled ? l->env_profiled : l->env_plain);
-	l->shm.hdr->exec_errno = errno;
-	_exit(127);
+	a->inherit_fd = profiled && !l->follow ? l->shm.fd : -1;
+	a->gate_fd = l->gate[0];
+	a->gate_wfd = l->gate[1];
+	a->hdr = l->shm.hdr;
 }
 
 static void fill_usage(struct run_usage *u, const struct rusage *ru)
@@ -343,6 +330,24 @@ static void reap_refused(pid_t pid)
 		;
 }
 
+/* -f over a System V segment: each run's has a new id, which the environment names. */
+static void name_follow_buffer(struct launcher *l)
+{
+	size_t n = strlen(LDPROF_SHM_ENV);
+
+	if (!l->follow || !l->shm.sysv || !l->env_profiled)
+		return;
+	for (char **e = l->env_profiled; *e; e++)
+		if (!strncmp(*e, LDPROF_SHM_ENV, n) && (*e)[n] == '=') {
+			char *where = shm_follow_path(&l->shm);
+			free(*e);
+			*e = xasprintf("%s=%d,%zu,%s", LDPROF_SHM_ENV, l->shm.fd < 0 ? 0 : l->shm.fd,
+				       l->shm.size, where);
+			free(where);
+			return;
+		}
+}
+
 /*
  * Start the program once and reap it; r gets its status, usage and clock.
  * With -f, the run ends when the last process of its tree is reaped, and a
@@ -360,6 +365,7 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 		return set_err(err, EINTR, "interrupted");
 	if ((ret = shm_reset(&l->shm, err)))
 		return ret;
+	name_follow_buffer(l);
 	if (l->preload)
 		l->shm.hdr->options |= LDPROF_OPT_PRELOAD;
 	l->tty_now = l->tty.give && terminal_ours(&l->tty);
@@ -370,17 +376,16 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 		follow_prepare(&l->fl);
 	if (l->sampling)
 		sampler_prepare(l->sampler);
-	fflush(NULL);
-	pid = fork();
+	struct spawn_args args;
+	child_args(l, profiled, &args);
+	pid = spawn_start(&l->spawner, &args, err);
 	if (pid < 0) {
-		ret = set_err(err, errno, "fork: %s", strerror(errno));
+		ret = pid;
 		close_gate(l);
 		if (l->follow)
 			follow_abort(&l->fl);
 		return ret;
 	}
-	if (pid == 0)
-		child(l, profiled);
 	setpgid(pid, pid); /* as the child does: whichever runs first */
 	interrupt_set_group(pid);
 	if (l->gate[1] >= 0 && (ret = start_following(l, pid, err))) {

@@ -18,6 +18,7 @@
 #include "run/follow.h"
 #include "run/sample.h"
 #include "run/shm.h"
+#include "run/spawn.h"
 #include "run/terminal.h"
 #include "trace/trace.h"
 #include "base/util.h"
@@ -40,6 +41,7 @@ struct launcher {
 	struct sampler *sampler; /* --sample; NULL without it */
 	bool sampling;		 /* this run is sampled */
 	bool sample_refused;	 /* the kernel refused the event (err says why) */
+	struct spawner spawner;	 /* starts each run's child (spawn.h) */
 };
 
 /* How long a run may take to exit after Ctrl-C passed SIGINT on to it. */

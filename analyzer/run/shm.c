@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <unistd.h>
 
 #include "base/tsc.h"
@@ -89,6 +90,29 @@ int shm_create(struct shm_buf *s, size_t size, struct errbuf *err)
 	return 0;
 }
 
+/*
+ * A System V segment of size bytes, attached, and marked for removal at
+ * once: Linux still lets a process attach it by id while anyone is
+ * attached, and it goes when the last one detaches, even if ldprof is
+ * killed.
+ */
+static int new_segment(size_t size, int *idp, struct ldprof_shm_header **hdrp, struct errbuf *err)
+{
+	int id = shmget(IPC_PRIVATE, size, IPC_CREAT | SHM_NORESERVE | 0600), e;
+	void *p;
+
+	if (id < 0)
+		return set_err(err, errno, "shmget: %s", strerror(errno));
+	p = shmat(id, NULL, 0);
+	e = errno;
+	shmctl(id, IPC_RMID, NULL);
+	if (p == (void *)-1)
+		return set_err(err, e, "shmat: %s", strerror(e));
+	*idp = id;
+	*hdrp = p;
+	return 0;
+}
+
 int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struct errbuf *err)
 {
 	int r;
@@ -105,10 +129,15 @@ int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struc
 			       size, chunk_size);
 	memset(s, 0, sizeof *s);
 	s->fd = -1;
-	if ((r = new_buffer(size, &s->fd, &s->hdr, err)))
-		return r;
 	s->size = size;
 	s->chunk_size = chunk_size;
+	if (!new_segment(size, &s->shmid, &s->hdr, err)) {
+		s->sysv = true;
+		shm_init_follow_header(s->hdr, size, chunk_size);
+		return 0;
+	}
+	if ((r = new_buffer(size, &s->fd, &s->hdr, err)))
+		return r;
 	shm_init_follow_header(s->hdr, size, chunk_size);
 	/* What every shim will do: without /proc no process could record. */
 	char *path = shm_follow_path(s);
@@ -126,6 +155,8 @@ int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struc
 
 char *shm_follow_path(const struct shm_buf *s)
 {
+	if (s->sysv)
+		return xasprintf("sysv:%d", s->shmid);
 	return xasprintf("/proc/%d/fd/%d", (int)getpid(), s->fd);
 }
 
@@ -201,15 +232,21 @@ void shm_init_follow_header(struct ldprof_shm_header *h, size_t size, uint32_t c
 }
 
 /*
- * A fresh buffer under the same fd number (the environment names it), so
- * that a process of an earlier run that still maps the old one (an orphan)
- * writes only there, where nobody reads.
+ * A fresh buffer, so that a process of an earlier run that still maps the
+ * old one (an orphan) writes only there, where nobody reads: a memfd under
+ * the same fd number (the environment names it), or a new segment, whose
+ * id the caller then puts in the environment (shm_follow_path).
  */
 int shm_reset(struct shm_buf *s, struct errbuf *err)
 {
 	struct ldprof_shm_header *hdr;
 	int fd, r;
 
+	if (s->sysv) {
+		if ((r = new_segment(s->size, &s->shmid, &hdr, err)))
+			return r;
+		goto fresh;
+	}
 	if ((r = new_buffer(s->size, &fd, &hdr, err)))
 		return r;
 	if (dup3(fd, s->fd, O_CLOEXEC) < 0) {
@@ -219,7 +256,8 @@ int shm_reset(struct shm_buf *s, struct errbuf *err)
 		return r;
 	}
 	close(fd);
-	munmap(s->hdr, s->size);
+fresh:
+	munmap(s->hdr, s->size); /* a segment's attachment too */
 	s->hdr = hdr;
 	shm_snapshot_free(s->frozen, s->size);
 	s->frozen = NULL;

@@ -26,6 +26,8 @@ struct shm_buf {
 	struct ldprof_shm_header *hdr;
 	uint64_t reset_ts;   /* when shm_reset made this buffer: before the fork */
 	uint32_t chunk_size; /* follow mode (shm_create_follow); 0 otherwise */
+	bool sysv;	     /* follow mode: a System V segment (shmid), not a memfd */
+	int shmid;
 	void *frozen;	     /* shm_freeze's snapshot of this run's buffer, or NULL */
 };
 
@@ -36,8 +38,10 @@ int shm_create(struct shm_buf *s, size_t size, struct errbuf *err);
  * Follow mode (ldprof -f): a buffer for every process of the workload,
  * sparse (a page exists once a process touches it), in chunks of
  * chunk_size bytes; 0 for either takes the defaults below. Every process
- * reopens it by /proc/<launcher pid>/fd/<fd>, so its fd stays
- * close-on-exec even in the launched process.
+ * attaches it by itself, so that no fd of ours reaches the workload: a
+ * System V segment by its id, marked for removal at once (it goes with
+ * the last process attached), or where System V IPC is refused, the memfd
+ * reopened by /proc/<launcher pid>/fd/<fd> (~8 us more per process here).
  */
 /*
  * Sparse, so size costs nothing until used: a build of 20,000 execs needs
@@ -47,7 +51,10 @@ int shm_create(struct shm_buf *s, size_t size, struct errbuf *err);
 #define SHM_FOLLOW_BYTES (128u << 20)
 #define SHM_CHUNK_BYTES	 2048u /* a header and 62 records; most execs need one */
 int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struct errbuf *err);
-/* The path every process reopens s by: /proc/<our pid>/fd/<fd> (allocated). */
+/*
+ * Where every process finds s (allocated): "sysv:<id>", or the memfd's
+ * /proc/<our pid>/fd/<fd>. A segment's id is new at each shm_reset.
+ */
 char *shm_follow_path(const struct shm_buf *s);
 void shm_destroy(struct shm_buf *s);
 /*
