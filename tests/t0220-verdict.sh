@@ -77,6 +77,18 @@ done >"$TMP/frames"
 expect_eq "dyn-cxx: its objects' FDEs, as readelf counts them" "$(grep -c ' FDE cie=' "$TMP/frames")" \
 	"$(json_eval "$TMP/cxx.json" "d['b']['verdict']['static_fdes']")"
 "$LDPROF" -n 3 --json "$M/dyn-cxx" throw >"$TMP/cxx-run.json"
+# The static build's FDEs, as the replay of its link through libc.a,
+# libstdc++.a and libgcc*.a predicts them: its own objects' and the
+# runtime members' (readelf on static-cxx itself: 3237; predicted 3241).
+own=$(for f in "$M/dyn-cxx" "$M/libcxx.so"; do readelf --debug-dump=frames "$f"; done | grep -c ' FDE cie=')
+real=$(readelf --debug-dump=frames "$M/static-cxx" | awk '/^Contents of the/ { on = /\.eh_frame section/ } on' | grep -c ' FDE cie=')
+kept=$(json_eval "$TMP/cxx-run.json" "d['verdict'].get('static_fdes_runtime_kept', 0)")
+if [ -r /usr/lib/x86_64-linux-gnu/libc.a ]; then
+	expect_eq "static-cxx: its FDEs as the archive replay predicts them, within 10% ($own + $kept against $real)" true \
+		"$(python3 -c "print(str(abs($own + $kept - $real) <= 0.1 * $real).lower())")"
+else
+	skip "no libc.a to replay a static link with"
+fi
 expect_eq "dyn-cxx: the FDEs out of order, as libgcc's fde_split leaves them" "$(python3 -c '
 import re, sys
 objs = re.split(r"Contents of the .eh_frame section", open(sys.argv[1]).read())

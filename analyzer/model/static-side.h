@@ -34,17 +34,23 @@ double static_side_us(const struct model_coefs *m, const struct static_facts *sf
  * unwinder, which at the first unwind sorts the FDEs in it (a heap sort
  * of those out of order, model/fde-order.h: n log n comparisons, each
  * decoding two addresses), where a dynamic build binary-searches each
- * object's .eh_frame_hdr. How many a static link keeps is known only
- * between bounds: at most all the objects' erratic FDEs, at least those
- * outside the C and C++ runtime and the runtime's floor (what the
- * calibration's static program carries beyond its own). *lo, *hi: the
- * costs of the two; the estimate is the cost of their geometric mean,
- * as the runtime's share kept ranges over a factor of three (a small C++
- * program keeps 22% of it, dar 69%). The caller knows whether the program
- * unwinds at all.
+ * object's .eh_frame_hdr. How many a static link keeps lies between
+ * bounds: at most all the objects' erratic FDEs, at least those outside
+ * the C and C++ runtime and the runtime's floor (what the calibration's
+ * static program carries beyond its own). The estimate replays the
+ * static link's resolution in the runtime's archives (static-archives.h)
+ * and is known to +-25%; without the archives it is the cost of the
+ * bounds' geometric mean (the runtime's share kept ranges over a factor of
+ * three: a small C++ program keeps 22% of it, dar 69%) and only the
+ * bounds bound it. *lo, *hi: the interval. The caller knows whether the
+ * program unwinds at all.
  */
 double static_unwind_us(const struct model_coefs *m, const struct static_facts *sf, double *lo,
 			double *hi);
+
+/* The erratic FDEs that estimate counts, and its bounds. */
+uint32_t static_unwind_fdes(const struct model_coefs *m, const struct static_facts *sf,
+			    uint32_t *fewest, uint32_t *most);
 
 /* That sort for this many erratic FDEs: fde_sort_us per n log2 n. */
 double fde_sort_cost(const struct model_coefs *m, uint32_t erratic);

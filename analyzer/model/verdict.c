@@ -362,19 +362,23 @@ static char *unwind_note(const struct trace *t, const struct report *rep)
 	const struct trace_object *u =
 		sf->have_unwinder && sf->unwinder < t->nobj ? &t->obj[sf->unwinder] : NULL;
 	double lo, hi, cost = static_unwind_us(&t->model, sf, &lo, &hi);
+	uint32_t fewest, most, n = static_unwind_fdes(&t->model, sf, &fewest, &most);
 
 	if (rep->static_unwind_us > 0)
 		return xasprintf(
 			"the program unwinds (a C++ exception or a backtrace: %s bound "
 			"%u slots after startup): a static build registers its whole "
 			".eh_frame and sorts it at the first unwind: %.0f us (%.0f to "
-			"%.0f: %u to %u FDEs out of order, of %u in its objects; of the C "
-			"and C++ runtime a static link keeps only the archive members it "
-			"needs), which the saving subtracts",
+			"%.0f), %u FDEs out of order (%s; %u to %u at the extremes), which "
+			"the saving subtracts",
 			u->soname ? u->soname : u->path, u->lazy_binds, rep->static_unwind_us, lo,
-			hi,
-			(unsigned)fmin(sf->fdes_erratic, sf->fdes_erratic_own + t->model.fde_floor),
-			sf->fdes_erratic, sf->fdes);
+			hi, n,
+			sf->have_kept
+				? "as a replay of its link through the C and C++ runtime's "
+				  "archives finds"
+				: "of the C and C++ runtime it keeps only the archive members "
+				  "it needs, and there is no libc.a here to replay which",
+			fewest, most);
 	if (u && u->bind_now && cost >= ADVICE_MIN_US)
 		return xasprintf("%s is bound at startup, so this run cannot tell whether the "
 				 "program unwinds (throws); if it does, a static build sorts its "

@@ -361,6 +361,12 @@ static void verdict(struct json *j, const struct report *rep)
 			json_int(j, "static_ifunc_bound", rep->t->static_side.ifunc_bound);
 			json_int(j, "static_fdes", rep->t->static_side.fdes);
 			json_int(j, "static_fdes_erratic", rep->t->static_side.fdes_erratic);
+			if (rep->t->static_side.have_kept) {
+				json_int(j, "static_fdes_runtime_kept",
+					 rep->t->static_side.fdes_runtime_kept);
+				json_int(j, "static_fdes_erratic_kept",
+					 rep->t->static_side.fdes_erratic_kept);
+			}
 		}
 		json_num(j, "model_error_us", rep->static_model_err_us);
 		json_bool(j, "calibrated", rep->t->model.calibrated);

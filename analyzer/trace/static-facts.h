@@ -23,11 +23,14 @@ struct static_facts {
 	 * first unwind (a C++ throw, backtrace) sorts every FDE in it; a
 	 * dynamic one binary-searches each object's .eh_frame_hdr instead.
 	 */
-	uint32_t fdes;		   /* FDEs of the executable and its libraries (not ld.so's) */
-	uint32_t fdes_erratic;	   /* of those, the ones out of order: the sort's work */
-	uint32_t fdes_erratic_own; /* ...in objects other than the C and C++ runtime */
-	bool have_unwinder;	   /* a library defines _Unwind_Find_FDE (libgcc_s)... */
-	uint32_t unwinder;	   /* ...this trace object: its lazy binds say it unwound */
+	uint32_t fdes;		    /* FDEs of the executable and its libraries (not ld.so's) */
+	uint32_t fdes_erratic;	    /* of those, the ones out of order: the sort's work */
+	uint32_t fdes_erratic_own;  /* ...in objects other than the C and C++ runtime */
+	bool have_kept;		    /* the replay of a static link's archive resolution ran: */
+	uint32_t fdes_runtime_kept; /* the runtime archives' FDEs it pulls in */
+	uint32_t fdes_erratic_kept; /* the erratic FDEs it keeps in all, estimated */
+	bool have_unwinder;	    /* a library defines _Unwind_Find_FDE (libgcc_s)... */
+	uint32_t unwinder;	    /* ...this trace object: its lazy binds say it unwound */
 };
 
 #endif
