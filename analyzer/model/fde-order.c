@@ -165,8 +165,8 @@ void fde_order(const struct elfobj *e, struct fde_order *out)
 	while (off + 8 <= size) {
 		uint32_t len, id;
 		memcpy(&len, base + off, 4);
-		if (len == 0 || len == 0xffffffff || len > size - off - 4)
-			break; /* the terminator, or 64-bit DWARF (never in .eh_frame) */
+		if (len < 4 || len == 0xffffffff || len > size - off - 4)
+			break; /* the terminator, a broken entry, or 64-bit DWARF (never here) */
 		memcpy(&id, base + off + 4, 4);
 		if (id && id <= off + 4) {
 			unsigned enc = encoding_at(base, size, off + 4 - id, &last_off, &last_enc);

@@ -158,7 +158,7 @@ static uint64_t count_fdes(Elf_Data *d)
 	while (p && off + 8 <= size) {
 		uint32_t len, id;
 		memcpy(&len, p + off, 4);
-		if (!len || len == 0xffffffff || len > size - off - 4)
+		if (len < 4 || len == 0xffffffff || len > size - off - 4)
 			break;
 		memcpy(&id, p + off + 4, 4);
 		n += id != 0;
