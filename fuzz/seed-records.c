@@ -32,16 +32,17 @@ static void die(const char *what)
 	exit(1);
 }
 
-static __attribute__((noreturn)) void child(struct shm_buf *s, char **argv)
+/* where: follow mode's shm_follow_path, taken in the parent (a memfd's path names its pid). */
+static __attribute__((noreturn)) void child(struct shm_buf *s, char **argv, const char *where)
 {
 	char *audit = realpath(argv[2], NULL), *preload = realpath(argv[3], NULL), spec[96];
-	/* Inherited, no close-on-exec; in follow mode every process opens the path instead. */
-	int fd = follow ? s->fd : fcntl(s->fd, F_DUPFD, SHM_FD_MIN);
+	/* Inherited, no close-on-exec; in follow mode every process attaches it by itself. */
+	int fd = follow ? (s->fd < 0 ? 0 : s->fd) : fcntl(s->fd, F_DUPFD, SHM_FD_MIN);
 
 	if (!audit || !preload || fd < 0)
 		_exit(126);
 	if (follow)
-		snprintf(spec, sizeof spec, "%d,%zu,/proc/%d/fd/%d", fd, s->size, (int)getppid(), fd);
+		snprintf(spec, sizeof spec, "%d,%zu,%s", fd, s->size, where);
 	else
 		snprintf(spec, sizeof spec, "%d,%d", fd, BYTES);
 	setenv("LD_AUDIT", audit, 1);
@@ -116,10 +117,12 @@ int main(int argc, char **argv)
 	    shm_reset(&s, &err))
 		die(err.msg);
 	s.hdr->options |= LDPROF_OPT_PRELOAD;
+	char *where = follow ? shm_follow_path(&s) : NULL;
 	if ((pid = fork()) < 0)
 		die("fork failed");
 	if (pid == 0)
-		child(&s, argv);
+		child(&s, argv, where);
+	free(where);
 	if (waitpid(pid, &st, 0) != pid || (WIFEXITED(st) && WEXITSTATUS(st) >= 126))
 		die("the program did not run");
 	if (follow) {

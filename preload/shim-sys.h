@@ -12,38 +12,10 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "ldprof-syscall.h"
+
 #define SHIM_HIDDEN __attribute__((visibility("hidden")))
 #define SHIM_EXPORT __attribute__((visibility("default")))
-
-static inline long shim_syscall1(long n, long a)
-{
-	long r;
-	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a) : "rcx", "r11", "memory");
-	return r;
-}
-
-static inline long shim_syscall3(long n, long a, long b, long c)
-{
-	long r;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return r;
-}
-
-static inline long shim_syscall6(long n, long a, long b, long c, long d, long e, long f)
-{
-	long r;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return r;
-}
 
 /* x86_64 system call numbers used by the shim. */
 enum {

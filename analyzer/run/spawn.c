@@ -11,32 +11,16 @@
 
 #include "base/interrupt.h"
 #include "base/tsc.h"
+#include "ldprof-syscall.h"
 
 #define SPAWN_STACK (64u * 1024)
 
 /* The child runs on a stack of ours that no sanitizer knows: not instrumented. */
 #define CHILD_CODE __attribute__((no_sanitize("address", "undefined")))
 
-/*
- * A system call that touches no errno: the child shares ldprof's thread
- * area. Hand-rolled because libc's syscall() sets errno on failure.
- */
-CHILD_CODE static long raw6(long nr, long a, long b, long c, long d, long e, long f)
-{
-	long ret;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
-#define raw3(nr, a, b, c) raw6(nr, (long)(a), (long)(b), (long)(c), 0, 0, 0)
-#define raw4(nr, a, b, c, d) raw6(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+/* The child shares ldprof's thread area: system calls that touch no errno. */
+#define raw3(nr, a, b, c) shim_syscall3(nr, (long)(a), (long)(b), (long)(c))
+#define raw4(nr, a, b, c, d) shim_syscall6(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 
 /* The kernel's struct sigaction, for SIG_DFL and SIG_IGN (no restorer needed). */
 struct kernel_sigaction {
