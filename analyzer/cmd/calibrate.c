@@ -21,7 +21,8 @@ const char usage_calibrate[] =
 	"hashed, compared and read out of order), run them interleaved under the shim,\n"
 	"fit the coefficients by non-negative least squares and store them where run\n"
 	"and report find them. Needs a C compiler ($CC or cc) and the static libc\n"
-	"(libc6-dev) for the static/dynamic reference pair.\n";
+	"(libc6-dev) for the static/dynamic reference pair and the static program\n"
+	"that unwinds once (what a static build's first C++ throw costs).\n";
 
 static void print_text(const struct calib_result *r, const char *stored)
 {
