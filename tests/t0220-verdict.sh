@@ -56,15 +56,15 @@ validate 50 "/bin/busybox|${LDPROF_BUILD:-$TOP/build}/bench/busybox-dyn/bin/busy
 
 # The C++ pair, throwing once: a static build's first unwind sorts its FDEs
 # (crtbeginT registers its whole .eh_frame), half a millisecond here,
-# which the verdict subtracts as known between bounds. The measured
-# difference must lie in the verdict's interval (the old verdict, which
-# never subtracted it, put it 330 us below), in one of three measurements.
+# which the verdict subtracts. The measured difference's CI must meet the
+# verdict's interval (the old verdict, which never subtracted it, said
+# 638 [555, 722] against 346 measured), in one of three measurements.
 for try in 1 2 3; do
 	"$LDPROF" compare -n 200 --json "$M/static-cxx" "$M/dyn-cxx" -- throw >"$TMP/cxx.json"
-	inside=$(json_eval "$TMP/cxx.json" "d['b']['verdict']['ci95'][0] <= d['diff_us']['median'] <= d['b']['verdict']['ci95'][1]")
+	inside=$(json_eval "$TMP/cxx.json" "d['b']['verdict']['ci95'][0] <= d['diff_us']['ci95'][1] and d['diff_us']['ci95'][0] <= d['b']['verdict']['ci95'][1]")
 	[ "$inside" = true ] && break
 done
-expect_eq "dyn-cxx throw: the measured saving lies in the verdict's interval" true "$inside"
+expect_eq "dyn-cxx throw: the measured saving meets the verdict's interval" true "$inside"
 diag "$(json_eval "$TMP/cxx.json" "'predicted %.0f [%.0f, %.0f], measured %.0f, %s' % (d['b']['verdict']['static_link_saved_us'], *d['b']['verdict']['ci95'], d['diff_us']['median'], d['b']['verdict']['judgement'])")"
 expect_eq "dyn-cxx throw: the first unwind is subtracted" true \
 	"$(json_eval "$TMP/cxx.json" "d['b']['verdict']['parts_us']['static_first_unwind'] < 0")"
