@@ -93,15 +93,19 @@ $(BB_DYN):
 		echo "   (could not fetch Debian's dynamic busybox: that pair is skipped)"
 
 .PHONY: bench-verdict
-VERDICT_FIX := $(addprefix $(MODELFIX)/,static-rel with-rel static-sym with-sym static-page with-page)
+VERDICT_FIX := $(addprefix $(MODELFIX)/,static-rel with-rel static-sym with-sym static-page with-page \
+	       static-cxx dyn-cxx)
 bench-verdict: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(BB_DYN) $(VERDICT_FIX)
 	@echo "== static-link verdict: predicted saving vs measured (static vs dynamic build)"
 	@LDPROF=$(CURDIR)/$(LDPROF) tools/validate-verdict -n $(BENCH_RUNS) -t 15 \
 		'$(CURDIR)/samples/sh.static|$(CURDIR)/samples/sh.dynamic|$(CURDIR)/samples/foo' \
 		$(foreach l,rel sym page,'$(CURDIR)/$(MODELFIX)/static-$(l)|$(CURDIR)/$(MODELFIX)/with-$(l)|') \
+		'$(CURDIR)/$(MODELFIX)/static-cxx|$(CURDIR)/$(MODELFIX)/dyn-cxx|' \
+		'$(CURDIR)/$(MODELFIX)/static-cxx|$(CURDIR)/$(MODELFIX)/dyn-cxx|throw' \
 		'/bin/bash-static|/bin/bash|-c exit' \
 		'/bin/zsh-static|/bin/zsh|-c exit' \
-		'/bin/busybox|$(CURDIR)/$(BB_DYN)|sh -c exit' || true
+		'/bin/busybox|$(CURDIR)/$(BB_DYN)|sh -c exit' \
+		'/usr/bin/dar_static|/usr/bin/dar|-V' || true
 	@echo
 
 BENCHES += bench-verdict

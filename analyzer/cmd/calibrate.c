@@ -21,7 +21,8 @@ const char usage_calibrate[] =
 	"hashed, compared and read out of order), run them interleaved under the shim,\n"
 	"fit the coefficients by non-negative least squares and store them where run\n"
 	"and report find them. Needs a C compiler ($CC or cc) and the static libc\n"
-	"(libc6-dev) for the static/dynamic reference pair.\n";
+	"(libc6-dev) for the static/dynamic reference pair and the static program\n"
+	"that unwinds once (what a static build's first C++ throw costs).\n";
 
 static void print_text(const struct calib_result *r, const char *stored)
 {
@@ -43,6 +44,9 @@ static void print_text(const struct calib_result *r, const char *stored)
 	printf("the exit path: %.1f us per object, %.3f us per page relocation wrote, %.4f us per "
 	       "KiB of tables read\n",
 	       m->exit_per_object_us, m->exit_per_page_us, m->exit_per_kib_us);
+	printf("a static build's first unwind: %.5f us per n log2 n of the n FDEs it sorts (%.0f "
+	       "of them the runtime's)\n",
+	       m->fde_sort_us, m->fde_floor);
 	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest\n",
 	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us);
 	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
@@ -89,6 +93,8 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, "exit_per_object_us", m->exit_per_object_us);
 	json_num(&j, "exit_per_page_us", m->exit_per_page_us);
 	json_num(&j, "exit_per_kib_us", m->exit_per_kib_us);
+	json_num(&j, "fde_sort_us", m->fde_sort_us);
+	json_num(&j, "fde_floor", m->fde_floor);
 	json_arr_open(&j, "fault_us");
 	json_num(&j, NULL, m->fault_us);
 	json_num(&j, NULL, m->fault_lo);

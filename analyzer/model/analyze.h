@@ -119,8 +119,9 @@ struct report {
 	double static_fixed_us, static_libs_us, static_exe_us, static_exit_us, static_lazy_us;
 	/* ...less the static build's own start beyond the minimal static program's. */
 	double static_own_us, static_fault_us; /* and the fault cost it was priced at */
-	double static_total_us;		       /* the static build's whole run, predicted */
-	double static_model_err_us;	       /* the model's validated error, in the +- */
+	double static_unwind_us;    /* ...and its first unwind sorting its FDEs, when it unwinds */
+	double static_total_us;	    /* the static build's whole run, predicted */
+	double static_model_err_us; /* the model's validated error, in the +- */
 	enum static_verdict { SV_SAVES, SV_NO_GAIN, SV_HURTS } static_verdict;
 	struct advice *advice; /* largest saving first */
 	size_t nadvice;
@@ -142,7 +143,7 @@ void report_add_note(struct report *rep, char *note);
  * it. Returns how many caveats it put in notes (allocated), for report_build
  * to add to the report's notes.
  */
-enum { VERDICT_NOTES = 3 };
+enum { VERDICT_NOTES = 5 };
 size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERDICT_NOTES]);
 
 /*

@@ -20,6 +20,7 @@
 
 #include "base/interrupt.h"
 #include "model/calibrate-machine.h"
+#include "model/calibrate-unwind.h"
 #include "model/compare.h"
 #include "trace/machine.h"
 #include "model/model.h"
@@ -188,7 +189,24 @@ static int build_prog(const char *dir, const char *gen, const struct prog_spec *
 	return r;
 }
 
-static int build_all(const char *dir, const struct prog_spec *ps, size_t n, FILE *log,
+/* The unwind pair's program (calibrate-unwind.c), static. */
+static int build_unwind(const char *dir, bool quick, struct errbuf *err)
+{
+	char *src = xasprintf("%s/unwind.c", dir), *cmd;
+	int r = unwind_write_source(src, quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, err);
+
+	if (!r) {
+		cmd = xasprintf("cd '%s' && %s -O1 -w -static -o unwind-static "
+				"unwind.c",
+				dir, cc());
+		r = sh(cmd, err);
+		free(cmd);
+	}
+	free(src);
+	return r;
+}
+
+static int build_all(const char *dir, const struct prog_spec *ps, size_t n, bool quick, FILE *log,
 		     struct errbuf *err)
 {
 	char *gen = find_generator();
@@ -209,6 +227,8 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, FILE
 		r = sh(cmd, err);
 		free(cmd);
 	}
+	if (!r)
+		r = build_unwind(dir, quick, err);
 	if (log && isatty(fileno(log)))
 		fputc('\n', log);
 	free(gen);
@@ -366,6 +386,19 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	return r;
 }
 
+static int measure_unwind(const struct calib_opts *o, struct calib_result *res)
+{
+	char *prog = xasprintf("%s/unwind-static", res->workdir);
+	struct errbuf err;
+	int r = unwind_measure(o, prog, o->quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, &res->coefs,
+			       &err);
+
+	if (r)
+		error_msg("%s", err.msg);
+	free(prog);
+	return r;
+}
+
 /* What one more library costs to find and map: the load phase of the
  * objects-K programs against base's, per library. */
 static void load_cost(struct calib_result *res)
@@ -422,6 +455,7 @@ static void describe_machine(struct model_coefs *m)
 int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbuf *err)
 {
 	struct prog_spec ps[40];
+	struct model_coefs d;
 	char tmpl[] = "/tmp/ldprof-calibrate.XXXXXX";
 	const char *tmpdir = getenv("TMPDIR");
 	int r;
@@ -441,12 +475,15 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	res->features = xcalloc(res->n * MODEL_NFEAT, sizeof(double));
 	for (size_t i = 0; i < res->n; i++)
 		res->names[i] = xstrdup(ps[i].name);
-	if ((r = build_all(res->workdir, ps, res->n, o->log, err)))
+	if ((r = build_all(res->workdir, ps, res->n, o->quick, o->log, err)))
 		return r;
 	/* One Ctrl-C scope for all the measurements: the second one ends ldprof. */
 	interrupt_begin();
+	model_defaults(&d);
+	res->coefs.fde_sort_us = d.fde_sort_us; /* kept if the unwind pair resolves nothing */
+	res->coefs.fde_floor = d.fde_floor;
 	r = measure(o, res->workdir, ps, res->n, res) ||
-	    dynamic_fixed(o, res->workdir, &res->coefs);
+	    dynamic_fixed(o, res->workdir, &res->coefs) || measure_unwind(o, res);
 	if (interrupt_requested())
 		r = set_err(err, EINTR, "interrupted: no calibration written");
 	else if (r)

@@ -183,7 +183,7 @@ int model_features(struct trace *t, struct errbuf *err)
 	struct replay rp;
 	struct advice_facts *af;
 	double *feat;
-	int ret;
+	int ret, unwinder;
 
 	if (t->is_static)
 		return 0;
@@ -192,12 +192,16 @@ int model_features(struct trace *t, struct errbuf *err)
 	af = xcalloc(rp.r.p.nobj + 1, sizeof *af);
 	feat = xcalloc((rp.r.p.nobj + 1) * MODEL_NFEAT, sizeof *feat);
 	model_replay_facts(&rp.r, feat, af);
-	static_side_facts(&rp.r, &t->static_side);
+	static_side_facts(&rp.r, &t->static_side, &unwinder);
 	for (size_t i = 0; i < t->nobj; i++) {
 		struct trace_object *o = &t->obj[i];
 		int d = dso_for(&rp.r.p, o);
 		if (d < 0 || (size_t)d >= rp.r.bs.nobj)
 			continue;
+		if (d == unwinder) {
+			t->static_side.have_unwinder = true;
+			t->static_side.unwinder = (uint32_t)i;
+		}
 		memcpy(o->feat, &feat[(size_t)d * MODEL_NFEAT], sizeof o->feat);
 		o->advice = af[d];
 		o->have_feat = true;

@@ -8,7 +8,8 @@
  * at calibration on a minimal C program built both ways; each further
  * library's loading and relocation; the executable's own relocations. It
  * still pays the constructors and the IFUNC resolvers (static glibc runs
- * them too).
+ * them too), and when the program unwinds (a C++ throw), it sorts all its
+ * FDEs at the first one.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -147,6 +148,20 @@ static double exit_path_us(const struct model_coefs *m, const struct trace_objec
 	       model_table_kib(o->feat) * m->exit_per_kib_us;
 }
 
+/*
+ * libgcc_s's constructor is __cpu_indicator_init (cpuid after cpuid: 50
+ * us of dyn-cxx's run here, in a VM where each one traps). A static build
+ * links libgcc.a's cpuinfo.o only for a program that asks for the CPU's
+ * features (__builtin_cpu_supports), so it sheds it: static-cxx and
+ * dar_static have no __cpu_indicator_init. The other libraries'
+ * constructors run in a static build too.
+ */
+static double unlinked_init_us(const struct trace_object *o, const struct report_object *ro)
+{
+	return o->soname && !strncmp(o->soname, "libgcc_s.so.", 12) && ro->init.n ? ro->init.median
+										  : 0;
+}
+
 /* What being dynamic costs each library; sums into rep. Returns the variance. */
 static double shed_libraries(const struct trace *t, struct report *rep, size_t *nlibs)
 {
@@ -172,14 +187,30 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 		if (is_libc(o))
 			continue; /* libc and ld.so: in the calibrated fixed cost */
 		ro->exit_us = exit_path_us(&t->model, o);
-		ro->link_saved_us = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep) +
-				    ro->exit_us + ro->lazy_us;
-		rep->static_libs_us += fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep);
+		double shed = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep) +
+			      unlinked_init_us(o, ro);
+		ro->link_saved_us = shed + ro->exit_us + ro->lazy_us;
+		rep->static_libs_us += shed;
 		rep->static_exit_us += ro->exit_us;
 		rep->static_kept_us += keep;
-		var += pow(half_width(&ro->load), 2) + pow(half_width(&ro->reloc), 2);
+		var += pow(half_width(&ro->load), 2) + pow(half_width(&ro->reloc), 2) +
+		       (unlinked_init_us(o, ro) > 0 ? pow(half_width(&ro->init), 2) : 0);
 	}
 	return var;
+}
+
+/*
+ * Did the dynamic program unwind? Its unwinder library (libgcc_s) binds
+ * its PLT slots (_Unwind_Find_FDE, _dl_find_object) only when it unwinds:
+ * a program that never throws leaves them unbound (cmake, ninja, gdb,
+ * apt-cache --version: 0 each; dar -V, which throws in main: 5). Bound at
+ * startup (BIND_NOW), it cannot say: false, and caveats() tells.
+ */
+static bool unwound(const struct trace *t)
+{
+	const struct static_facts *sf = &t->static_side;
+
+	return sf->have_unwinder && sf->unwinder < t->nobj && t->obj[sf->unwinder].lazy_binds > 0;
 }
 
 static enum static_verdict judge(double saved, double hw)
@@ -208,8 +239,14 @@ static void static_link(const struct trace *t, struct report *rep)
 	rep->static_fixed_us = m->dynamic_fixed_us;
 	rep->static_fault_us = fault_cost(t);
 	rep->static_own_us = static_side_us(m, &t->static_side);
+	if (unwound(t)) {
+		double lo, hi;
+		rep->static_unwind_us = static_unwind_us(m, &t->static_side, &lo, &hi);
+		var += pow(fmax(rep->static_unwind_us - lo, hi - rep->static_unwind_us), 2);
+	}
 	saved = rep->static_fixed_us + rep->static_exe_us + rep->static_libs_us +
-		rep->static_exit_us + rep->static_lazy_us - rep->static_own_us;
+		rep->static_exit_us + rep->static_lazy_us - rep->static_own_us -
+		rep->static_unwind_us;
 	rep->static_model_err_us = model_error(m, saved);
 	hw = sqrt(var + pow(rep->static_model_err_us, 2));
 	base = rep->plain_total.n ? rep->plain_total.median : rep->total.median;
@@ -318,23 +355,66 @@ static char *fault_drift(const struct trace *t)
 			 now, then, ratio);
 }
 
-/* The verdict's caveats, as notes (allocated) for report_build to add. */
-static size_t caveats(const struct trace *t, char *notes[VERDICT_NOTES])
+/* What the first unwind of a static build costs, or that this run cannot tell. */
+static char *unwind_note(const struct trace *t, const struct report *rep)
 {
+	const struct static_facts *sf = &t->static_side;
+	const struct trace_object *u =
+		sf->have_unwinder && sf->unwinder < t->nobj ? &t->obj[sf->unwinder] : NULL;
+	double lo, hi, cost = static_unwind_us(&t->model, sf, &lo, &hi);
+	uint32_t fewest, most, n = static_unwind_fdes(&t->model, sf, &fewest, &most);
+
+	if (rep->static_unwind_us > 0)
+		return xasprintf(
+			"the program unwinds (a C++ exception or a backtrace: %s bound "
+			"%u slots after startup): a static build registers its whole "
+			".eh_frame and sorts it at the first unwind: %.0f us (%.0f to "
+			"%.0f), %u FDEs out of order (%s; %u to %u at the extremes), which "
+			"the saving subtracts",
+			u->soname ? u->soname : u->path, u->lazy_binds, rep->static_unwind_us, lo,
+			hi, n,
+			sf->have_kept
+				? "as a replay of its link through the C and C++ runtime's "
+				  "archives finds"
+				: "of the C and C++ runtime it keeps only the archive members "
+				  "it needs, and there is no libc.a here to replay which",
+			fewest, most);
+	if (u && u->bind_now && cost >= ADVICE_MIN_US)
+		return xasprintf("%s is bound at startup, so this run cannot tell whether the "
+				 "program unwinds (throws); if it does, a static build sorts its "
+				 "FDEs at the first unwind, %.0f us (%.0f to %.0f), which the "
+				 "saving does not subtract",
+				 u->soname ? u->soname : u->path, cost, lo, hi);
+	return NULL;
+}
+
+/* The verdict's caveats, as notes (allocated) for report_build to add. */
+static size_t caveats(const struct trace *t, const struct report *rep, char *notes[VERDICT_NOTES])
+{
+	const struct static_facts *sf = &t->static_side;
 	size_t dl = 0, n = 0;
 
 	for (size_t i = 0; i < t->nobj; i++)
 		dl += t->obj[i].dlopened;
 	if ((notes[n] = fault_drift(t)))
 		n++;
-	if (t->static_side.nss_calls)
+	if (sf->nss_calls)
 		notes[n++] =
 			xasprintf("the program calls %u NSS functions (%s, ...): a static "
 				  "glibc build has only the sources built into libc (files, "
 				  "dns) without the shared libc, and some static builds leave "
 				  "such lookups out (Debian's zsh-static does), so compare what "
 				  "the two builds do before their times",
-				  t->static_side.nss_calls, t->static_side.nss_example);
+				  sf->nss_calls, sf->nss_example);
+	if ((notes[n] = unwind_note(t, rep)))
+		n++;
+	if (sf->spawn_example[0])
+		notes[n++] = xasprintf(
+			"the program can start processes (it binds %s): a dynamic process forks "
+			"slower than a static one, as the kernel copies its mappings and a child "
+			"that execs tears them down (dar -V's 10 forks cost its dynamic build "
+			"1.0 ms more than its static one here); the verdict does not count forks",
+			sf->spawn_example);
 	if (dl)
 		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
 				       "static build cannot, unless it keeps a dynamic loader "
@@ -352,5 +432,5 @@ size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERD
 	reloc_advice(t, rep);
 	if (rep->nadvice) /* qsort(NULL, 0) is undefined */
 		qsort(rep->advice, rep->nadvice, sizeof *rep->advice, by_saving);
-	return caveats(t, notes);
+	return caveats(t, rep, notes);
 }

@@ -353,11 +353,20 @@ static void verdict(struct json *j, const struct report *rep)
 		json_num(j, "exit_path", rep->static_exit_us);
 		json_num(j, "lazy_binding", rep->static_lazy_us);
 		json_num(j, "static_own_start", -rep->static_own_us);
+		json_num(j, "static_first_unwind", -rep->static_unwind_us);
 		json_obj_close(j);
 		json_num(j, "fault_us", rep->static_fault_us);
 		if (rep->t->static_side.known) {
 			json_int(j, "static_ifunc_extra", rep->t->static_side.ifunc_extra);
 			json_int(j, "static_ifunc_bound", rep->t->static_side.ifunc_bound);
+			json_int(j, "static_fdes", rep->t->static_side.fdes);
+			json_int(j, "static_fdes_erratic", rep->t->static_side.fdes_erratic);
+			if (rep->t->static_side.have_kept) {
+				json_int(j, "static_fdes_runtime_kept",
+					 rep->t->static_side.fdes_runtime_kept);
+				json_int(j, "static_fdes_erratic_kept",
+					 rep->t->static_side.fdes_erratic_kept);
+			}
 		}
 		json_num(j, "model_error_us", rep->static_model_err_us);
 		json_bool(j, "calibrated", rep->t->model.calibrated);

@@ -277,7 +277,7 @@ static void verdict_parts(const struct text_out *o, const struct report *rep)
 	text_dur(o, libs, sizeof libs, rep->static_libs_us);
 	text_dur(o, ex, sizeof ex, rep->static_exit_us);
 	text_dur(o, lz, sizeof lz, rep->static_lazy_us);
-	text_dur(o, own, sizeof own, rep->static_own_us);
+	text_dur(o, own, sizeof own, rep->static_own_us + rep->static_unwind_us);
 	text_dur(o, tot, sizeof tot, rep->static_total_us);
 	text_dur(o, err, sizeof err, rep->static_model_err_us);
 	fprintf(o->f,

@@ -62,11 +62,13 @@ struct model_coefs {
 	double exit_per_object_us;	     /* the exit path per object (_dl_fini, unmapping) */
 	double exit_per_page_us;	     /* ...and per page relocation wrote (freed at exit) */
 	double exit_per_kib_us;		     /* ...and per KiB of tables ld.so read (unmapped) */
+	double fde_sort_us; /* a static build's first unwind: per n log2 n of n erratic FDEs */
+	double fde_floor;   /* erratic FDEs of the runtime every static unwinder carries */
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
 	double verdict_err_pct, verdict_err_us;
-	char source[256];	   /* the calibration file, or "built-in defaults" */
-	char machine[256];	   /* where the calibration was measured */
-	char created[32];	   /* when, ISO 8601 UTC */
+	char source[256];  /* the calibration file, or "built-in defaults" */
+	char machine[256]; /* where the calibration was measured */
+	char created[32];  /* when, ISO 8601 UTC */
 };
 
 const char *model_feat_name(enum model_feat f);

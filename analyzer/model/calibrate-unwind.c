@@ -1,0 +1,83 @@
+#include "model/calibrate-unwind.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "elf/elfobj.h"
+#include "model/compare.h"
+#include "model/fde-order.h"
+#include "model/model.h"
+#include "model/static-side.h"
+
+int unwind_write_source(const char *path, unsigned nfuncs, struct errbuf *err)
+{
+	FILE *f = fopen(path, "w");
+	int r = 0;
+
+	if (!f)
+		return set_err(err, errno, "%s: %s", path, strerror(errno));
+	fprintf(f, "#include <unwind.h>\n");
+	/* noinline and used: each keeps its own FDE; none is ever called. */
+	for (unsigned i = 0; i < nfuncs; i++)
+		fprintf(f,
+			"__attribute__((noinline, used)) int f%u(int x) { return x * %u + 1; }\n",
+			i, i);
+	fprintf(f, "static _Unwind_Reason_Code frame(struct _Unwind_Context *c, void *n)\n"
+		   "{ (void)c; ++*(int *)n; return _URC_NO_REASON; }\n"
+		   "int main(int argc, char **argv)\n"
+		   "{ int n = 0; (void)argv; if (argc > 1) _Unwind_Backtrace(frame, &n);"
+		   " return n > 1000; }\n");
+	if (ferror(f))
+		r = set_err(err, EIO, "%s: write failed", path);
+	if (fclose(f) && !r)
+		r = set_err(err, errno, "%s: %s", path, strerror(errno));
+	return r;
+}
+
+/* The FDEs the program's first unwind sorts (its erratic ones, fde-order.h). */
+static int count_fdes(const char *prog, uint32_t *n, struct errbuf *err)
+{
+	struct elfobj *e;
+	struct fde_order fo;
+	int r = elfobj_open(prog, &e, err);
+
+	if (r)
+		return r;
+	fde_order(e, &fo);
+	elfobj_close(e);
+	*n = fo.erratic;
+	return *n > 1 ? 0 : set_err(err, ENOEXEC, "%s: no FDEs out of order to sort", prog);
+}
+
+int unwind_measure(const struct calib_opts *o, const char *prog, unsigned nfuncs,
+		   struct model_coefs *m, struct errbuf *err)
+{
+	char *argv[5] = {(char *)prog, NULL, (char *)prog, "unwind", NULL};
+	struct profile_cmd cmds[2] = {{1, &argv[0]}, {2, &argv[2]}};
+	struct profile_opts po = o->prof;
+	struct trace t[2];
+	struct compare c;
+	uint32_t n;
+	int r = count_fdes(prog, &n, err);
+
+	if (r)
+		return r;
+	/* A millisecond apart: 300 runs each resolve it to about 1%. */
+	po.plan.runs = po.plan.runs * 5 > 300 ? po.plan.runs * 5 : 300;
+	memset(t, 0, sizeof t);
+	if ((r = model_profile_programs(&po, 2, cmds, t, true)))
+		r = set_err(err, EIO, "the unwind pair's runs failed");
+	if (!r) {
+		compare_build(&t[0], &t[1], &c);
+		if (c.diff.lo > 0)
+			m->fde_sort_us = c.diff.median / (n * log2(n));
+		/* What libc and libgcc_eh add to the program's own functions. */
+		m->fde_floor = n > nfuncs ? n - nfuncs : 0;
+		compare_free(&c);
+	}
+	trace_free(&t[0]);
+	trace_free(&t[1]);
+	return r;
+}
