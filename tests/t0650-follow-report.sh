@@ -96,6 +96,12 @@ check "the text: 25 binaries, then the 6 more" grep -q '^  \.\.\. and 6 more bin
 	>"$TMP/stext" 2>"$TMP/e"
 check "under a static top, ls gets a static-link estimate" \
 	grep -q '^  \(/usr\)\{0,1\}/bin/ls: 1 exec, .*; static linking would save' "$TMP/stext"
+# The bench's floor: without mmap records the static top has no binary.
+LDPROF_FOLLOW_NO_MMAP=1 "$LDPROF" run -f -n 1 -w 0 --no-overhead --color=never \
+	"$FIXTURES/follow-shim/static-ls" "$TMP/ls.out" >"$TMP/stext2" 2>"$TMP/e"
+check "LDPROF_FOLLOW_NO_MMAP: no mmap records, the static top's binary unknown" \
+	grep -q '(unknown binary: static-ls)' "$TMP/stext2"
+check "without it, the static top is named" sh -c "! grep -q '(unknown binary: static-ls)' '$TMP/stext'"
 
 # The loader (exec + load + relocate) of sh.dynamic per exec, inside the
 # harness and alone: the same binary on the same machine.

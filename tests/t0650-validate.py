@@ -104,7 +104,7 @@ def chrome(path, nproc):
             if not stack and e is not xs[0]:
                 fail("track %d: %r outside its process" % (pid, e))
             if stack and end > stack[-1] + 1e-3:
-                fail("track %d: %r sticks out of its parent" % (pid, e))
+                fail("track %d: %r sticks out of its parent by %.3f us" % (pid, e, end - stack[-1]))
             stack.append(end)
     print("ok")
 

@@ -117,6 +117,16 @@ void follow_prepare(struct follow *f)
 	f->active = true;
 }
 
+/*
+ * Bench only (make bench-follow's floor): no mmap records, so that their
+ * cost can be told from the rest; children the shim cannot enter then
+ * have no binary.
+ */
+static bool no_mmap_records(void)
+{
+	return getenv("LDPROF_FOLLOW_NO_MMAP") != NULL;
+}
+
 static void fill_attr(struct perf_event_attr *a, bool records, size_t ring_bytes)
 {
 	memset(a, 0, sizeof *a);
@@ -139,8 +149,8 @@ static void fill_attr(struct perf_event_attr *a, bool records, size_t ring_bytes
 		a->task = 1;
 		a->comm = 1;
 		a->comm_exec = 1;
-		a->mmap = 1; /* executable mappings: the first after an exec is the binary */
-		a->mmap2 = 1;
+		a->mmap = !no_mmap_records(); /* executable mappings: the first after an exec is the binary */
+		a->mmap2 = a->mmap;
 	}
 }
 
