@@ -237,26 +237,28 @@ void shm_init_follow_header(struct ldprof_shm_header *h, size_t size, uint32_t c
  * the same fd number (the environment names it), or a new segment, whose
  * id the caller then puts in the environment (shm_follow_path).
  */
-int shm_reset(struct shm_buf *s, struct errbuf *err)
+/* A new memfd, mapped, under s's fd number. */
+static int new_memfd_here(struct shm_buf *s, struct ldprof_shm_header **hdrp, struct errbuf *err)
 {
-	struct ldprof_shm_header *hdr;
 	int fd, r;
 
-	if (s->sysv) {
-		if ((r = new_segment(s->size, &s->shmid, &hdr, err)))
-			return r;
-		goto fresh;
-	}
-	if ((r = new_buffer(s->size, &fd, &hdr, err)))
+	if ((r = new_buffer(s->size, &fd, hdrp, err)))
 		return r;
 	if (dup3(fd, s->fd, O_CLOEXEC) < 0) {
 		r = set_err(err, errno, "record buffer: dup3: %s", strerror(errno));
-		munmap(hdr, s->size);
-		close(fd);
-		return r;
+		munmap(*hdrp, s->size);
 	}
 	close(fd);
-fresh:
+	return r;
+}
+
+int shm_reset(struct shm_buf *s, struct errbuf *err)
+{
+	struct ldprof_shm_header *hdr;
+	int r = s->sysv ? new_segment(s->size, &s->shmid, &hdr, err) : new_memfd_here(s, &hdr, err);
+
+	if (r)
+		return r;
 	munmap(s->hdr, s->size); /* a segment's attachment too */
 	s->hdr = hdr;
 	shm_snapshot_free(s->frozen, s->size);
