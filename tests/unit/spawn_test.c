@@ -32,12 +32,21 @@ static struct ldprof_shm_header *shared_header(void)
 	return p;
 }
 
+/* A child that runs path with nothing else to do: every fd left alone, no gate. */
+static struct spawn_args plain_args(const char *path, char **argv, char **envp)
+{
+	return (struct spawn_args){.path = path, .argv = argv, .envp = envp, .tty_fd = -1,
+				   .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+				   .inherit_fd = -1, .gate_fd = -1, .gate_wfd = -1,
+				   .hdr = shared_header()};
+}
+
 static void caller_signals_reach_the_program(void)
 {
 	struct spawner sp;
 	struct errbuf err;
-	struct spawn_args a = {0};
 	char *argv[] = {"cat", "/proc/self/status", NULL}, *envp[] = {NULL};
+	struct spawn_args a = plain_args("/bin/cat", argv, envp);
 	char text[8192] = "";
 	int out[2], st;
 	sigset_t m;
@@ -50,17 +59,16 @@ static void caller_signals_reach_the_program(void)
 	interrupt_begin();
 	CHECK(spawn_init(&sp, &err) == 0);
 	CHECK(pipe(out) == 0);
-	a.path = "/bin/cat";
-	a.argv = argv;
-	a.envp = envp;
-	a.tty_fd = a.stdin_fd = a.stderr_fd = a.inherit_fd = a.gate_fd = a.gate_wfd = -1;
 	a.stdout_fd = out[1];
-	a.hdr = shared_header();
 	pid_t pid = spawn_start(&sp, &a, &err);
 	CHECK(pid > 0);
 	close(out[1]);
-	for (size_t n = 0, r; (r = (size_t)read(out[0], text + n, sizeof text - 1 - n)) > 0 && r < sizeof text;)
-		n += r;
+	for (size_t n = 0; n < sizeof text - 1;) {
+		ssize_t r = read(out[0], text + n, sizeof text - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	unsigned long long ign = status_mask(text, "SigIgn:"), blk = status_mask(text, "SigBlk:");
 	CHECK(ign & (1ull << (SIGQUIT - 1)));
@@ -80,16 +88,11 @@ static void a_failed_exec_says_why(void)
 {
 	struct spawner sp;
 	struct errbuf err;
-	struct spawn_args a = {0};
 	char *argv[] = {"nope", NULL}, *envp[] = {NULL};
+	struct spawn_args a = plain_args("/nonexistent/nope", argv, envp);
 	int st;
 
 	CHECK(spawn_init(&sp, &err) == 0);
-	a.path = "/nonexistent/nope";
-	a.argv = argv;
-	a.envp = envp;
-	a.tty_fd = a.stdin_fd = a.stdout_fd = a.stderr_fd = a.inherit_fd = a.gate_fd = a.gate_wfd = -1;
-	a.hdr = shared_header();
 	pid_t pid = spawn_start(&sp, &a, &err);
 	CHECK(pid > 0);
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 127);
@@ -102,19 +105,14 @@ static void a_closed_gate_stops_the_child(void)
 {
 	struct spawner sp;
 	struct errbuf err;
-	struct spawn_args a = {0};
 	char *argv[] = {"true", NULL}, *envp[] = {NULL};
+	struct spawn_args a = plain_args("/bin/true", argv, envp);
 	int gate[2], st;
 
 	CHECK(spawn_init(&sp, &err) == 0);
 	CHECK(pipe(gate) == 0);
-	a.path = "/bin/true";
-	a.argv = argv;
-	a.envp = envp;
-	a.tty_fd = a.stdin_fd = a.stdout_fd = a.stderr_fd = a.inherit_fd = -1;
 	a.gate_fd = gate[0];
 	a.gate_wfd = gate[1];
-	a.hdr = shared_header();
 	pid_t pid = spawn_start(&sp, &a, &err);
 	CHECK(pid > 0);
 	close(gate[1]);
