@@ -87,7 +87,7 @@ static void parse_variant(struct variant *v, char *spec, struct shm_buf *shm)
 			continue;
 		if (!strcmp(e[i], "LDPROF_SHM=auto")) {
 			v->shm = shm;
-			v->env[k++] = xasprintf("LDPROF_SHM=%d,%zu", shm->fd, shm->size);
+			v->env[k++] = shm_env(shm);
 		} else if (!strcmp(e[i], "LDPROF_SHM=follow")) {
 			v->shm = follow_buffer();
 			v->shm_env = &v->env[k];
@@ -113,11 +113,8 @@ static double run_once(struct variant *v, struct shm_buf *run_shm, int devnull, 
 		exit(1);
 	}
 	if (v->shm_env) { /* a segment has a new id after each reset */
-		char *where = shm_follow_path(shm);
 		free(*v->shm_env);
-		*v->shm_env = xasprintf("LDPROF_SHM=%d,%zu,%s", shm->fd < 0 ? 0 : shm->fd, shm->size,
-					where);
-		free(where);
+		*v->shm_env = shm_env(shm);
 	}
 	/* Started as ldprof starts a run (spawn.h), so that both time the same exec. */
 	struct spawn_args a = {

@@ -32,22 +32,22 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* where: follow mode's shm_follow_path, taken in the parent (a memfd's path names its pid). */
-static __attribute__((noreturn)) void child(struct shm_buf *s, char **argv, const char *where)
+/* follow_env: follow mode's shm_env, taken in the parent (a memfd's path names its pid). */
+static __attribute__((noreturn)) void child(struct shm_buf *s, char **argv, char *follow_env)
 {
 	char *audit = realpath(argv[2], NULL), *preload = realpath(argv[3], NULL), spec[96];
 	/* Inherited, no close-on-exec; in follow mode every process attaches it by itself. */
-	int fd = follow ? (s->fd < 0 ? 0 : s->fd) : fcntl(s->fd, F_DUPFD, SHM_FD_MIN);
+	int fd = follow ? 0 : fcntl(s->fd, F_DUPFD, SHM_FD_MIN);
 
 	if (!audit || !preload || fd < 0)
 		_exit(126);
-	if (follow)
-		snprintf(spec, sizeof spec, "%d,%zu,%s", fd, s->size, where);
-	else
-		snprintf(spec, sizeof spec, "%d,%d", fd, BYTES);
 	setenv("LD_AUDIT", audit, 1);
 	setenv("LD_PRELOAD", preload, 1);
-	setenv(LDPROF_SHM_ENV, spec, 1);
+	snprintf(spec, sizeof spec, "%d,%d", fd, BYTES);
+	if (follow)
+		putenv(follow_env);
+	else
+		setenv(LDPROF_SHM_ENV, spec, 1);
 	s->hdr->pid = getpid();
 	s->hdr->exec_ts = tsc_now();
 	execv(argv[4], argv + 4);
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	    shm_reset(&s, &err))
 		die(err.msg);
 	s.hdr->options |= LDPROF_OPT_PRELOAD;
-	char *where = follow ? shm_follow_path(&s) : NULL;
+	char *where = follow ? shm_env(&s) : NULL;
 	if ((pid = fork()) < 0)
 		die("fork failed");
 	if (pid == 0)

@@ -118,11 +118,10 @@ static char *prepend(const char *name, const char *ours)
 
 /*
  * environ plus our variables; preload is NULL unless --preload. Follow
- * mode adds the path by which every process reopens the buffer: the fd
- * itself reaches none of them.
+ * mode names where every process attaches the buffer: the fd itself
+ * reaches none of them (shm_env).
  */
-static char **profiled_env(const char *audit, const char *preload, int fd, size_t bytes,
-			   const char *follow)
+static char **profiled_env(const char *audit, const char *preload, const struct shm_buf *shm)
 {
 	size_t n = 0, k = 0;
 
@@ -135,10 +134,7 @@ static char **profiled_env(const char *audit, const char *preload, int fd, size_
 	env[k++] = prepend("LD_AUDIT", audit);
 	if ((env[k] = prepend("LD_PRELOAD", preload)))
 		k++;
-	if (fd < 0) /* a System V segment: -f names it by its id alone */
-		fd = 0;
-	env[k++] = follow ? xasprintf("%s=%d,%zu,%s", LDPROF_SHM_ENV, fd, bytes, follow)
-			  : xasprintf("%s=%d,%zu", LDPROF_SHM_ENV, fd, bytes);
+	env[k++] = shm_env(shm);
 	return env;
 }
 
@@ -163,7 +159,7 @@ static void free_env(char **env)
 
 int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf *err)
 {
-	char *audit = NULL, *preload = NULL, *follow_path = NULL;
+	char *audit = NULL, *preload = NULL;
 	int r;
 
 	memset(l, 0, sizeof *l);
@@ -203,15 +199,12 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 			goto out;
 		if (o->symbind && (r = use_symbind_module(&audit, err)))
 			goto out;
-		follow_path = o->follow ? shm_follow_path(&l->shm) : NULL;
-		l->env_profiled = profiled_env(audit, o->preload ? preload : NULL, l->shm.fd,
-					       l->shm.size, follow_path);
+		l->env_profiled = profiled_env(audit, o->preload ? preload : NULL, &l->shm);
 	}
 	r = 0;
 out:
 	free(audit);
 	free(preload);
-	free(follow_path);
 	if (r)
 		launcher_fini(l);
 	return r;
@@ -339,11 +332,8 @@ static void name_follow_buffer(struct launcher *l)
 		return;
 	for (char **e = l->env_profiled; *e; e++)
 		if (!strncmp(*e, LDPROF_SHM_ENV, n) && (*e)[n] == '=') {
-			char *where = shm_follow_path(&l->shm);
 			free(*e);
-			*e = xasprintf("%s=%d,%zu,%s", LDPROF_SHM_ENV, l->shm.fd < 0 ? 0 : l->shm.fd,
-				       l->shm.size, where);
-			free(where);
+			*e = shm_env(&l->shm);
 			return;
 		}
 }

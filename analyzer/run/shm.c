@@ -153,6 +153,17 @@ int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struc
 	return r;
 }
 
+char *shm_env(const struct shm_buf *s)
+{
+	int fd = s->fd < 0 ? 0 : s->fd;
+
+	if (!s->chunk_size)
+		return xasprintf("%s=%d,%zu", LDPROF_SHM_ENV, fd, s->size);
+	char *where = shm_follow_path(s), *e = xasprintf("%s=%d,%zu,%s", LDPROF_SHM_ENV, fd, s->size, where);
+	free(where);
+	return e;
+}
+
 char *shm_follow_path(const struct shm_buf *s)
 {
 	if (s->sysv)

@@ -56,6 +56,12 @@ int shm_create_follow(struct shm_buf *s, size_t size, uint32_t chunk_size, struc
  * /proc/<our pid>/fd/<fd>. A segment's id is new at each shm_reset.
  */
 char *shm_follow_path(const struct shm_buf *s);
+/*
+ * The environment entry that names s to the shim (allocated):
+ * LDPROF_SHM=FD,BYTES, and in follow mode ,WHERE (shm_follow_path; FD is
+ * then unused, 0 for a segment). A segment's changes at each shm_reset.
+ */
+char *shm_env(const struct shm_buf *s);
 void shm_destroy(struct shm_buf *s);
 /*
  * Before each run: a new buffer (a new memfd under the same fd number) with
