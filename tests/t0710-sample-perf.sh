@@ -44,8 +44,12 @@ head -5 "$TMP/ldprof.all" >"$TMP/ldprof.top"
 diag "perf:   $(tr '\n' ' ' <"$TMP/perf.top")"
 diag "ldprof: $(tr '\n' ' ' <"$TMP/ldprof.top")"
 # The same five, but for a tie at the fifth place: a function in one
-# tool's five and not the other's must be within 2 points of the other's
-# fifth (two functions with 7.2% and 7.4% swap places from run to run).
+# tool's five and not the other's must be within 4 points of the other's
+# fifth. Two functions with 7.2% and 7.4% swap places from run to run, and
+# _dl_relocate_object's self share moves with the machine's memory: 4.7%
+# to 7.9% of ldprof's samples, the most right after the page cache was
+# dropped or a build ran (the first writes to fresh pages stall in the
+# VM), which a fresh clone's make check sees now and then.
 expect_eq "the five top self functions are perf's, as a set (ties at the fifth aside)" ok \
 	"$(python3 -c '
 import sys
@@ -54,7 +58,7 @@ def load(p):
 a, b = load(sys.argv[1]), load(sys.argv[2])
 def odd(x, y):
     five = dict(y[:5]); fifth = y[min(4, len(y) - 1)][1]; every = dict(y)
-    return [n for n, _ in x[:5] if n not in five and every.get(n, 0) < fifth - 0.02]
+    return [n for n, _ in x[:5] if n not in five and every.get(n, 0) < fifth - 0.04]
 bad = odd(a, b) + odd(b, a)
 print("ok" if not bad and len(a) >= 5 and len(b) >= 5 else "not the same five: " + " ".join(bad))
 ' "$TMP/perf.all" "$TMP/ldprof.all")"
