@@ -5,7 +5,7 @@
 # `env -i` child, a vfork + exec and system(). Each is in the tree with the right kind (the shim's
 # records joined to every dynamic exec that kept its environment), the orphan is
 # reaped by ldprof, and the workload's stdout, stderr and status are what
-# a plain run gives. The per-CPU fallback sees the same tree.
+# a plain run gives.
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES/follow-tree
@@ -92,10 +92,4 @@ expect_same "stdout unchanged" "$TMP/plain.out" "$TMP/f.out"
 expect_same "stderr unchanged" "$TMP/plain.err" "$TMP/f.err"
 expect_eq "exit status unchanged" "$plain" "$(json_get "$TMP/j2" '["per_run"][0]["exit_status"]')"
 
-# The fallback: one inherited event per CPU, each with its own ring.
-LDPROF_FOLLOW_PER_CPU=1 "$LDPROF" run -f --json -n 1 -w 0 --no-overhead "$F/tree" "$F" >"$TMP/j3" 2>"$TMP/e3"
-check "the per-CPU fallback runs" test $? -eq 0
-expect_eq "the per-CPU fallback sees the same tree" \
-	"$(q "sorted((e['comm'], e['kind']) for e in t['execs'])")" \
-	"$(json_eval "$TMP/j3" "sorted((e['comm'], e['kind']) for e in d['per_run'][0]['tree']['execs'])")"
 done_testing

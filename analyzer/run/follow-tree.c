@@ -326,18 +326,22 @@ size_t follow_tree_live(const struct follow_rec *recs, size_t nrec, pid_t top, p
 	struct pidmap m = {0};
 	size_t n = 0;
 
-	pidmap_put(&m, top, 1);
-	for (size_t k = 0; k < nrec; k++) {
-		if (recs[k].pid != recs[k].tid)
+	/* A value: 0 for the top until a record of its own, else 1 + the
+	   index of the pid's latest FORK or EXIT. Several rings are drained in
+	   turn, so a child's EXIT may come before its FORK: time decides. */
+	pidmap_put(&m, top, 0);
+	for (size_t k = 0; k < nrec && k + 1 < TREE_NO_PROC; k++) {
+		const struct follow_rec *r = &recs[k];
+		if (r->pid != r->tid || (r->type != PERF_RECORD_FORK && r->type != PERF_RECORD_EXIT))
 			continue;
-		if (recs[k].type == PERF_RECORD_FORK)
-			pidmap_put(&m, recs[k].pid, 1);
-		else if (recs[k].type == PERF_RECORD_EXIT)
-			pidmap_put(&m, recs[k].pid, 0);
+		uint32_t cur = pidmap_get(&m, r->pid);
+		if (cur != TREE_NO_PROC && cur && recs[cur - 1].ns > r->ns)
+			continue;
+		pidmap_put(&m, r->pid, (uint32_t)k + 1);
 	}
 	*out = xmalloc((m.n + 1) * sizeof **out);
 	for (size_t i = 0; i < m.cap; i++)
-		if (m.key[i] && m.val[i])
+		if (m.key[i] && (!m.val[i] || recs[m.val[i] - 1].type == PERF_RECORD_FORK))
 			(*out)[n++] = m.key[i];
 	pidmap_free(&m);
 	return n;

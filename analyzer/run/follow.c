@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -34,7 +33,6 @@ int follow_init(struct follow *f, struct errbuf *err)
 	const char *kb = getenv("LDPROF_FOLLOW_RING_KB"); /* tests: a tiny ring */
 
 	memset(f, 0, sizeof *f);
-	f->inherit_fd = -1;
 	f->sigfd = -1;
 	f->ring_bytes = RING_BYTES_DEFAULT;
 	if (kb && *kb) {
@@ -65,9 +63,6 @@ static void rings_close(struct follow *f)
 	free(f->ring);
 	f->ring = NULL;
 	f->nring = 0;
-	if (f->inherit_fd >= 0)
-		close(f->inherit_fd);
-	f->inherit_fd = -1;
 }
 
 static void records_free(struct follow *f)
@@ -93,7 +88,6 @@ void follow_fini(struct follow *f)
 		close(f->sigfd);
 	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 	memset(f, 0, sizeof *f);
-	f->inherit_fd = -1;
 	f->sigfd = -1;
 }
 
@@ -127,7 +121,7 @@ static bool no_mmap_records(void)
 	return getenv("LDPROF_FOLLOW_NO_MMAP") != NULL;
 }
 
-static void fill_attr(struct perf_event_attr *a, bool records, size_t ring_bytes)
+static void fill_attr(struct perf_event_attr *a, size_t ring_bytes)
 {
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
@@ -144,14 +138,12 @@ static void fill_attr(struct perf_event_attr *a, bool records, size_t ring_bytes
 	a->clockid = CLOCK_MONOTONIC_RAW;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
-	if (records) {
-		a->inherit = 1;
-		a->task = 1;
-		a->comm = 1;
-		a->comm_exec = 1;
-		a->mmap = !no_mmap_records(); /* executable mappings: the first after an exec is the binary */
-		a->mmap2 = a->mmap;
-	}
+	a->inherit = 1;
+	a->task = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->mmap = !no_mmap_records(); /* executable mappings: the first after an exec is the binary */
+	a->mmap2 = a->mmap;
 }
 
 static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -166,45 +158,28 @@ static struct perf_ring *ring_add(struct follow *f)
 	return &f->ring[f->nring++];
 }
 
-/* The carrier and one inherited event redirected into its ring. */
-static int attach_set_output(struct follow *f, pid_t pid, const char **what)
-{
-	struct perf_event_attr a;
-	int fd, r;
-
-	fill_attr(&a, false, f->ring_bytes);
-	*what = "perf_event_open";
-	if ((fd = perf_open(&a, pid, -1)) < 0)
-		return -errno;
-	*what = "mmap of the perf ring";
-	if ((r = perf_ring_map(ring_add(f), fd, f->ring_bytes)))
-		return r;
-	fill_attr(&a, true, f->ring_bytes);
-	*what = "perf_event_open (inherited)";
-	if ((f->inherit_fd = perf_open(&a, pid, -1)) < 0)
-		return -errno;
-	*what = "PERF_EVENT_IOC_SET_OUTPUT";
-	if (ioctl(f->inherit_fd, PERF_EVENT_IOC_SET_OUTPUT, fd))
-		return -errno;
-	return 0;
-}
-
-/* The fallback: one inherited event per CPU, each with its ring. */
+/*
+ * One inherited event per CPU, each with its own ring, as perf record
+ * does. Not one inherited per-task event redirected into one ring
+ * (PERF_EVENT_IOC_SET_OUTPUT): the kernel's ring writers are CPU-local
+ * (local_t), so children writing at once from two CPUs corrupt its head;
+ * records then stop, with no PERF_RECORD_LOST (docs/design.md).
+ */
 static int attach_per_cpu(struct follow *f, pid_t pid, const char **what)
 {
 	struct perf_event_attr a;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	int r;
 
-	fill_attr(&a, true, f->ring_bytes);
+	fill_attr(&a, f->ring_bytes);
 	for (long cpu = 0; cpu < ncpu; cpu++) {
 		int fd = perf_open(&a, pid, (int)cpu);
-		*what = "perf_event_open (per CPU)";
+		*what = "perf_event_open";
 		if (fd < 0 && errno == ENODEV)
 			continue; /* an offline CPU */
 		if (fd < 0)
 			return -errno;
-		*what = "mmap of a per-CPU perf ring";
+		*what = "mmap of a perf ring";
 		if ((r = perf_ring_map(ring_add(f), fd, f->ring_bytes)))
 			return r;
 	}
@@ -217,11 +192,6 @@ int follow_attach(struct follow *f, pid_t pid, struct errbuf *err)
 	int r;
 
 	f->top = pid;
-	f->per_cpu = getenv("LDPROF_FOLLOW_PER_CPU") != NULL; /* tests: the fallback */
-	if (!f->per_cpu && !(r = attach_set_output(f, pid, &what)))
-		return 0;
-	rings_close(f);
-	f->per_cpu = true;
 	if (!(r = attach_per_cpu(f, pid, &what)))
 		return 0;
 	rings_close(f);

@@ -7,11 +7,9 @@
  * workload runs, reap until no descendant is left, and build the run's
  * struct run_tree (tree.h) on the TSC clock.
  *
- * The events: one non-inherited dummy event on the child carries the mmap
- * ring; one inherited dummy event with task, comm (exec) and mmap2 records
- * is redirected into it (PERF_EVENT_IOC_SET_OUTPUT), so that every fork
- * costs one event whatever the CPU count. Where the kernel refuses that,
- * one inherited event per CPU, each with its own ring, as perf record does.
+ * The events: one inherited dummy event per CPU with task, comm (exec) and
+ * mmap2 records, each with its own ring, as perf record does: a ring is
+ * written from one CPU only, which is what the kernel's ring code assumes.
  * Times are CLOCK_MONOTONIC_RAW, mapped to ticks with (rdtsc, clock) pairs
  * taken at the start and end of each run.
  */
@@ -49,8 +47,6 @@ struct follow {
 	int sigfd;	    /* SIGCHLD, for reaps of orphans (blocked while a run is followed) */
 	struct perf_ring *ring;
 	size_t nring;
-	int inherit_fd;	    /* the inherited event, with SET_OUTPUT; -1 in per-cpu mode */
-	bool per_cpu;	    /* the fallback */
 	pid_t top;
 	uint64_t cal_tsc, cal_ns;   /* the first pair of the session: the rate's baseline */
 	uint64_t start_tsc, start_ns; /* the run's first pair */

@@ -3,7 +3,7 @@
  * (run/follow-tree.h): forks, threads, exec chains, binaries from the first
  * mapping, orphans matched to their reaps by (pid, time) when pids repeat,
  * a FORK without its EXIT counted as lost, the clock mapping, and the
- * live set a timeout kills.
+ * live set a timeout kills (from several rings, out of time order).
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -98,6 +98,25 @@ static void test_build(void)
 	run_tree_free(t);
 	free(t);
 	free_recs(r, n);
+}
+
+/* Rings drained in turn: a child's EXIT (one CPU's ring) read before its FORK (another's). */
+static void test_live_rings(void)
+{
+	struct follow_rec r[] = {
+		R(PERF_RECORD_EXIT, 800, 50, 10, 50, NULL),  /* ring 0 */
+		R(PERF_RECORD_FORK, 900, 60, 10, 60, NULL),  /* ring 0: 60 again, reused */
+		R(PERF_RECORD_FORK, 700, 50, 10, 50, NULL),  /* ring 1 */
+		R(PERF_RECORD_FORK, 300, 60, 10, 60, NULL),  /* ring 1 */
+		R(PERF_RECORD_EXIT, 400, 60, 10, 60, NULL),  /* ring 1 */
+		R(PERF_RECORD_FORK, 500, 70, 10, 71, NULL),  /* a thread: not a process */
+	};
+	pid_t *live;
+	size_t n = follow_tree_live(r, sizeof r / sizeof *r, 10, &live);
+
+	CHECK(n == 2 && (live[0] == 10 || live[1] == 10) && (live[0] == 60 || live[1] == 60));
+	free(live);
+	free_recs(r, sizeof r / sizeof *r);
 }
 
 static void test_kinds(void)
@@ -259,6 +278,7 @@ int main(void)
 {
 	test_clock();
 	test_build();
+	test_live_rings();
 	test_kinds();
 	test_join();
 	test_join_status();
