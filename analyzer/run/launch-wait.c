@@ -44,7 +44,7 @@ static void signal_run(struct launcher *l, pid_t pid, int sig)
 /* One wait for the run's end: its pidfd, or (-f) the tree's rings and SIGCHLD. */
 static bool wait_some(struct launcher *l, pid_t pid, int pidfd, int ms)
 {
-	/* -f: a ring per CPU in the fallback, then SIGCHLD and the wake-up. */
+	/* -f: a ring per CPU, then SIGCHLD and the wake-up. */
 	size_t max = (l->follow ? l->fl.nring + 2 : 2) + 1, n = 0;
 	struct pollfd *p = xcalloc(max, sizeof *p);
 	bool sampling = l->sampling && sampler_active(l->sampler), done;
