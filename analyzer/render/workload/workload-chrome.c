@@ -8,6 +8,7 @@
  * ts and dur are microseconds printed from whole nanoseconds.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
@@ -64,8 +65,18 @@ static const char *slice_name(const struct trace *sub, const struct tl_slice *s,
 	return buf;
 }
 
-/* An exec with records: its timeline from its binary's report, shifted to its start. */
-static void exec_timeline(const struct chrome *c, int pid, const struct wl_exec *x, int64_t at)
+static int64_t at_most(int64_t v, int64_t limit)
+{
+	return v < limit ? v : limit;
+}
+
+/*
+ * An exec with records: its timeline from its binary's report, shifted to
+ * its start, and cut at the next exec's start (limit): the two ends come
+ * from different clocks' conversions and may disagree by a nanosecond.
+ */
+static void exec_timeline(const struct chrome *c, int pid, const struct wl_exec *x, int64_t at,
+			  int64_t limit)
 {
 	const struct wl_binary *b = &c->w->bins[x->bin];
 	struct timeline tl = {0};
@@ -75,7 +86,7 @@ static void exec_timeline(const struct chrome *c, int pid, const struct wl_exec 
 	for (size_t i = 0; i < tl.n; i++) {
 		const struct tl_slice *s = &tl.s[i];
 		slice(c, pid, slice_name(b->sub, s, buf, sizeof buf), tl_kind_name(s->kind),
-		      at + s->start_ns, at + s->end_ns);
+		      at_most(at + s->start_ns, limit), at_most(at + s->end_ns, limit));
 		fputs(",\"args\":{", c->f);
 		if (s->kind == TL_RUN) {
 			fputs("\"path\":", c->f);
@@ -99,13 +110,14 @@ static void exec_slices(const struct chrome *c, int pid, size_t proc)
 	for (size_t k = 0; x && k < p->nexec; k++, x++) {
 		const struct tree_exec *e = &p->exec[k];
 		int64_t at = run_ns(c, workload_exec_start(t, x));
+		int64_t limit = k + 1 < p->nexec ? run_ns(c, workload_exec_start(t, x + 1)) : INT64_MAX;
 		if (x->bd) {
-			exec_timeline(c, pid, x, at);
+			exec_timeline(c, pid, x, at, limit);
 			continue;
 		}
 		/* An end never seen: to the run's end, as its process (end_unseen). */
 		uint64_t end_ts = e->end_ts ? e->end_ts : c->w->t->run[c->run].reap_ts;
-		int64_t end = run_ns(c, end_ts);
+		int64_t end = at_most(run_ns(c, end_ts), limit);
 		slice(c, pid, e->path ? path_basename(e->path) : "?", "exec", at, end);
 		fputs(",\"args\":{\"path\":", c->f);
 		json_put_string(c->f, e->path);
