@@ -92,4 +92,17 @@ expect_same "stdout unchanged" "$TMP/plain.out" "$TMP/f.out"
 expect_same "stderr unchanged" "$TMP/plain.err" "$TMP/f.err"
 expect_eq "exit status unchanged" "$plain" "$(json_get "$TMP/j2" '["per_run"][0]["exit_status"]')"
 
+# A process in another PID namespace: the shim sees that namespace's pids,
+# so its exec's records match no task record. Counted and noted, never
+# joined to some other process of the same pid.
+if unshare -Urpf /bin/true 2>/dev/null; then
+	"$LDPROF" run -f -n 1 -w 0 --no-overhead --json -o "$TMP/jn" unshare -Urpf "$F/leaf" 2>"$TMP/en"
+	expect_eq "another PID namespace: unmatched, not lost, not joined" "1 0 no_shim" \
+		"$(json_eval "$TMP/jn" "(lambda t: '%d %d %s' % (t['unmatched_execs'], t['lost_events'], [e['kind'] for e in t['execs'] if e['comm'] == 'leaf'][0]))(d['per_run'][0]['tree'])")"
+	"$LDPROF" run -f -n 1 -w 0 --no-overhead unshare -Urpf "$F/leaf" >"$TMP/tn" 2>&1
+	check "another PID namespace: the text report says so" grep -q "1 exec the shim recorded matched no process" "$TMP/tn"
+else
+	skip "another PID namespace: unshare -Urpf is refused here"
+	skip "another PID namespace: the text report"
+fi
 done_testing

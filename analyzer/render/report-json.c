@@ -208,6 +208,7 @@ static void tree_obj(struct json *j, const struct trace *t, const struct trace_r
 	json_obj_open(j, "tree");
 	json_int(j, "lost_events", (long long)tr->lost_events);
 	json_int(j, "lost_execs", (long long)tr->lost_execs);
+	json_int(j, "unmatched_execs", (long long)tr->unmatched_execs);
 	json_num(j, "cpu_user_us", tr->have_cpu ? tr->cpu_user_us : NAN);
 	json_num(j, "cpu_sys_us", tr->have_cpu ? tr->cpu_sys_us : NAN);
 	json_arr_open(j, "processes");

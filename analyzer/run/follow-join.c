@@ -177,8 +177,9 @@ size_t follow_join(struct run_tree *t, struct shm_proc *procs, size_t n, uint64_
 		struct tree_proc *p = proc_alive_at(&ix, s->pid, s->version_ts);
 		struct tree_exec *e = p ? exec_at(p, s->version_ts) : NULL;
 		if (!e || e->kind == TREE_EXEC_SHIM) {
-			/* An exec the shim saw and the kernel's records lack: never mixed. */
-			t->lost_events++;
+			/* No task record shows this exec (another PID namespace, or
+			   records the kernel lost): counted, never mixed into another. */
+			t->unmatched_execs++;
 			continue;
 		}
 		take(e, s);

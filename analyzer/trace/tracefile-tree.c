@@ -16,6 +16,7 @@ enum tree_tag {
 	TREE_CPU_USER_US = 4, /* 4 and 5 present iff have_cpu */
 	TREE_CPU_SYS_US = 5,
 	TREE_PROC = 6,
+	TREE_UNMATCHED_EXECS = 7, /* absent when 0 */
 };
 
 enum proc_tag {
@@ -118,6 +119,8 @@ void tf_encode_tree(const struct trace *t, size_t i, struct bbuf *b)
 	tlv_uint(b, TREE_RUN, i);
 	tlv_uint(b, TREE_LOST_EVENTS, tr->lost_events);
 	tlv_uint(b, TREE_LOST_EXECS, tr->lost_execs);
+	if (tr->unmatched_execs)
+		tlv_uint(b, TREE_UNMATCHED_EXECS, tr->unmatched_execs);
 	if (tr->have_cpu) {
 		tlv_f64(b, TREE_CPU_USER_US, tr->cpu_user_us);
 		tlv_f64(b, TREE_CPU_SYS_US, tr->cpu_sys_us);
@@ -289,6 +292,9 @@ static bool decode_tree_field(unsigned tag, struct cursor *v, const struct trace
 		break;
 	case TREE_LOST_EXECS:
 		tr->lost_execs = val_uint(v);
+		break;
+	case TREE_UNMATCHED_EXECS:
+		tr->unmatched_execs = val_uint(v);
 		break;
 	case TREE_CPU_USER_US:
 		tr->cpu_user_us = val_f64(v);

@@ -83,6 +83,7 @@ struct run_tree {
 	size_t nproc;
 	uint64_t lost_events;	/* task events the kernel dropped */
 	uint64_t lost_execs;	/* execs the shim could not record: the buffer was full */
+	uint64_t unmatched_execs; /* the shim's records for an exec no task record shows */
 	double cpu_user_us, cpu_sys_us; /* the whole workload (every reaped descendant) */
 	bool have_cpu;
 };

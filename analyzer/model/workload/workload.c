@@ -113,6 +113,7 @@ static void collect_execs(struct workload *w)
 			continue;
 		w->runs++;
 		w->lost_execs += r->tree->lost_execs;
+		w->unmatched_execs += r->tree->unmatched_execs;
 		w->lost_events += r->tree->lost_events;
 		w->proc_first[i] = xcalloc(r->tree->nproc + 1, sizeof *w->proc_first[i]);
 		for (uint32_t p = 0; p < r->tree->nproc; p++) {
@@ -400,6 +401,12 @@ static void add_notes(struct workload *w)
 	if (w->lost_events)
 		note(w, "the kernel dropped %llu task events: the trees may miss processes",
 		     (unsigned long long)w->lost_events);
+	if (w->unmatched_execs)
+		note(w,
+		     "%llu %s the shim recorded matched no process of the tree (a process in "
+		     "another PID namespace, or task records the kernel lost): not counted",
+		     (unsigned long long)w->unmatched_execs,
+		     w->unmatched_execs == 1 ? "exec" : "execs");
 	if (w->orphans)
 		note(w, "%zu processes outlived their parent; ldprof reaped them as subreaper",
 		     w->orphans);

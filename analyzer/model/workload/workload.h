@@ -91,7 +91,7 @@ struct workload {
 	struct report whole;
 	size_t kind_count[TREE_EXEC_UNKNOWN + 1]; /* over all counted runs */
 	size_t unanalyzed_shim;			  /* kind SHIM, yet its records failed */
-	uint64_t lost_execs, lost_events;	  /* over all counted runs */
+	uint64_t lost_execs, lost_events, unmatched_execs; /* over all counted runs */
 	size_t orphans;
 	size_t forks, forks_recorded; /* processes that never executed; of those, the shim saw */
 	/* Processes by whence their exit status: ldprof's reap, the shim's exit call, unknown. */

@@ -46,6 +46,7 @@ static void workload_obj(struct json *j, const struct workload *w)
 	json_obj_close(j);
 	json_int(j, "execs_unanalyzed", (long long)w->unanalyzed_shim);
 	json_int(j, "lost_execs", (long long)w->lost_execs);
+	json_int(j, "unmatched_execs", (long long)w->unmatched_execs);
 	json_int(j, "lost_events", (long long)w->lost_events);
 	json_int(j, "orphans", (long long)w->orphans);
 	json_int(j, "forks_without_exec", (long long)w->forks);
@@ -205,6 +206,7 @@ static void run_obj(struct json *j, const struct workload *w, size_t run)
 	json_num(j, "cpu_sys_us", tr->have_cpu ? tr->cpu_sys_us : NAN);
 	json_int(j, "lost_events", (long long)tr->lost_events);
 	json_int(j, "lost_execs", (long long)tr->lost_execs);
+	json_int(j, "unmatched_execs", (long long)tr->unmatched_execs);
 	json_arr_open(j, "processes");
 	for (size_t i = 0; i < tr->nproc; i++) {
 		const struct tree_proc *p = &tr->proc[i];
