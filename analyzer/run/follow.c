@@ -326,7 +326,8 @@ static void drain_sigfd(struct follow *f)
 static void drain_all(struct follow *f)
 {
 	for (size_t i = 0; i < f->nring; i++)
-		perf_ring_drain(&f->ring[i], &f->scratch, decode, f);
+		if (perf_ring_drain(&f->ring[i], &f->scratch, decode, f))
+			f->lost++; /* at least one record */
 }
 
 /*

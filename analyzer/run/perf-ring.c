@@ -43,9 +43,10 @@ void perf_ring_close(struct perf_ring *r)
 	*r = (struct perf_ring){.fd = -1};
 }
 
-void perf_ring_drain(struct perf_ring *r, struct perf_scratch *s,
+bool perf_ring_drain(struct perf_ring *r, struct perf_scratch *s,
 		     void (*fn)(void *arg, const char *p, size_t size), void *arg)
 {
+	bool damaged = false;
 	struct perf_event_mmap_page *pg = r->base;
 	const char *data = (const char *)r->base + perf_page_size();
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
@@ -57,7 +58,12 @@ void perf_ring_drain(struct perf_ring *r, struct perf_scratch *s,
 		size_t off = tail & mask;
 		/* Records are 8-byte aligned, so a header never wraps. */
 		memcpy(&h, data + off, sizeof h);
-		if (h.size < sizeof h || tail + h.size > head)
+		if (h.size < sizeof h || h.size > r->data_size) {
+			damaged = true;
+			tail = head;
+			break;
+		}
+		if (tail + h.size > head)
 			break;
 		if (off + h.size <= r->data_size) {
 			fn(arg, data + off, h.size);
@@ -74,6 +80,7 @@ void perf_ring_drain(struct perf_ring *r, struct perf_scratch *s,
 		tail += h.size;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	return damaged;
 }
 
 void perf_clock_pair(uint64_t *tsc, uint64_t *ns)

@@ -8,6 +8,7 @@
 #ifndef LDPROF_PERF_RING_H
 #define LDPROF_PERF_RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,8 +32,13 @@ int perf_ring_map(struct perf_ring *r, int fd, size_t bytes);
 /* Unmap and close (either may be unset); the ring is then empty. */
 void perf_ring_close(struct perf_ring *r);
 
-/* Call fn on each whole record the ring holds (size bytes at p), then free the space. */
-void perf_ring_drain(struct perf_ring *r, struct perf_scratch *s,
+/*
+ * Call fn on each whole record the ring holds (size bytes at p), then free
+ * the space. A header that cannot be (smaller than itself, larger than the
+ * ring) skips what the ring holds, so that later records still come, and
+ * returns true: the caller counts a loss.
+ */
+bool perf_ring_drain(struct perf_ring *r, struct perf_scratch *s,
 		     void (*fn)(void *arg, const char *p, size_t size), void *arg);
 
 /* A record's fields, at any alignment (records are packed in the ring). */

@@ -228,7 +228,8 @@ static void decode(void *arg, const char *p, size_t size)
 void sampler_service(struct sampler *s)
 {
 	if (sampler_active(s))
-		perf_ring_drain(&s->ring, &s->scratch, decode, s);
+		if (perf_ring_drain(&s->ring, &s->scratch, decode, s))
+			s->lost++; /* at least one sample */
 }
 
 uint64_t sampler_ns_to_ticks(const struct sampler *s, uint64_t ns, uint64_t end_tsc,
