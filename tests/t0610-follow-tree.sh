@@ -93,8 +93,9 @@ expect_same "stderr unchanged" "$TMP/plain.err" "$TMP/f.err"
 expect_eq "exit status unchanged" "$plain" "$(json_get "$TMP/j2" '["per_run"][0]["exit_status"]')"
 
 # A process in another PID namespace: the shim sees that namespace's pids,
-# so its exec's records match no task record. Counted and noted, never
-# joined to some other process of the same pid.
+# so its exec's records match no task record: counted and noted. (Were its
+# namespace pid also a pid of the tree alive then, they would be joined to
+# that process: docs/design.md.)
 if unshare -Urpf /bin/true 2>/dev/null; then
 	"$LDPROF" run -f -n 1 -w 0 --no-overhead --json -o "$TMP/jn" unshare -Urpf "$F/leaf" 2>"$TMP/en"
 	expect_eq "another PID namespace: unmatched, not lost, not joined" "1 0 no_shim" \

@@ -81,14 +81,19 @@ static void pidmap_free(struct pidmap *m)
 	free(m->val);
 }
 
-/* Time order; at equal times, the kernel's order (a FORK before its child's records). */
+/*
+ * Time order; at equal times, the order they were read in (seq), which is
+ * the kernel's within one ring. (Not the elements' addresses: qsort may
+ * compare copies.) A FORK is written before its child runs, so the
+ * child's records on another CPU's ring come after it in time.
+ */
 static int by_time(const void *a, const void *b)
 {
 	const struct follow_rec *x = a, *y = b;
 
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? -1 : 1;
-	return x < y ? -1 : x > y;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static void sort_records(struct follow_rec *recs, size_t n)

@@ -220,7 +220,9 @@ static void add_rec(struct follow *f, const struct follow_rec *r)
 		f->caprec = f->caprec ? 2 * f->caprec : 1024;
 		f->rec = xrealloc(f->rec, f->caprec * sizeof *f->rec);
 	}
-	f->rec[f->nrec++] = *r;
+	f->rec[f->nrec] = *r;
+	f->rec[f->nrec].seq = (uint32_t)f->nrec;
+	f->nrec++;
 }
 
 /* The string at off in a record of size bytes, before the sample_id trailer. */

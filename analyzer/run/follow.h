@@ -32,6 +32,7 @@ struct follow_rec {
 	uint64_t ns; /* CLOCK_MONOTONIC_RAW */
 	uint32_t type; /* PERF_RECORD_FORK, _EXIT, _COMM (exec only), _MMAP2 (exec maps) */
 	int32_t pid, ppid, tid;
+	uint32_t seq; /* the order it was read in: a ring's order at equal times */
 	char *str; /* COMM: the name; MMAP2: the file; else NULL */
 };
 

@@ -58,7 +58,7 @@ bool perf_ring_drain(struct perf_ring *r, struct perf_scratch *s,
 		size_t off = tail & mask;
 		/* Records are 8-byte aligned, so a header never wraps. */
 		memcpy(&h, data + off, sizeof h);
-		if (h.size < sizeof h || h.size > r->data_size) {
+		if (h.size < sizeof h || h.size % 8 || h.size > r->data_size) {
 			damaged = true;
 			tail = head;
 			break;

@@ -34,9 +34,9 @@ void perf_ring_close(struct perf_ring *r);
 
 /*
  * Call fn on each whole record the ring holds (size bytes at p), then free
- * the space. A header that cannot be (smaller than itself, larger than the
- * ring) skips what the ring holds, so that later records still come, and
- * returns true: the caller counts a loss.
+ * the space. A header that cannot be (smaller than itself, not a multiple
+ * of 8, larger than the ring) skips what the ring holds, so that later
+ * records still come, and returns true: the caller counts a loss.
  */
 bool perf_ring_drain(struct perf_ring *r, struct perf_scratch *s,
 		     void (*fn)(void *arg, const char *p, size_t size), void *arg);

@@ -1,8 +1,9 @@
 /*
  * Unit tests for draining a perf ring (run/perf-ring.h) laid out in plain
  * memory as the kernel lays it out: the control page, then the data. A
- * record that wraps is given whole; a header that cannot be skips what the
- * ring holds and says so, so that the records after it still come.
+ * record that wraps is given whole; a header that cannot be (too small,
+ * misaligned, larger than the ring) skips what the ring holds and says so,
+ * so that the records after it still come.
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -75,6 +76,21 @@ static void test_drain(void)
 	ctl->data_head = DATA + 104;
 	CHECK(!perf_ring_drain(&r, &sc, note, &s));
 	CHECK(s.n == 1 && s.type[0] == PERF_RECORD_COMM);
+
+	/* A size not a multiple of 8: the next header would be misaligned. */
+	put(data, DATA + 104, PERF_RECORD_COMM, 12);
+	ctl->data_head = DATA + 136;
+	s.n = 0;
+	CHECK(perf_ring_drain(&r, &sc, note, &s));
+	CHECK(s.n == 0 && ctl->data_tail == DATA + 136);
+
+	/* Larger than the ring itself. */
+	put(data, DATA + 136, PERF_RECORD_COMM, 8);
+	memcpy(data + (DATA + 136 + 6) % DATA, &(uint16_t){DATA + 8}, 2);
+	ctl->data_head = DATA + 136 + DATA + 8;
+	CHECK(perf_ring_drain(&r, &sc, note, &s));
+	CHECK(s.n == 0 && ctl->data_tail == DATA + 136 + DATA + 8);
+	ctl->data_tail = ctl->data_head = DATA + 104;
 
 	/* A record not whole yet (its size past the head): left for later. */
 	put(data, DATA + 104, PERF_RECORD_EXIT, 40);

@@ -325,6 +325,7 @@ static struct run_tree *fake_tree(const struct trace *t)
 	tr->proc = xcalloc(3, sizeof *tr->proc);
 	tr->lost_events = 2;
 	tr->lost_execs = 1;
+	tr->unmatched_execs = 4;
 	tr->cpu_user_us = 1234.5;
 	tr->cpu_sys_us = 67.25;
 	tr->have_cpu = true;
@@ -377,6 +378,7 @@ static void test_tree_roundtrip(void)
 	CHECK(u.follow && !u.run[0].tree && u.run[1].tree && !u.run[2].tree);
 	const struct run_tree *x = t.run[1].tree, *y = u.run[1].tree;
 	CHECK(y && y->nproc == 3 && y->lost_events == 2 && y->lost_execs == 1);
+	CHECK(y && y->unmatched_execs == 4);
 	CHECK(y && y->have_cpu && y->cpu_user_us == 1234.5 && y->cpu_sys_us == 67.25);
 	for (size_t i = 0; y && i < 3; i++) {
 		const struct tree_proc *p = &x->proc[i], *q = &y->proc[i];

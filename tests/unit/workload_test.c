@@ -292,10 +292,12 @@ static void test_lost(void)
 		if (!tr)
 			continue;
 		tr->lost_execs = 1;
+		tr->unmatched_execs = i == 0 ? 2 : 0;
 		tr->proc[4].exec[0].kind = TREE_EXEC_LOST;
 	}
 	workload_build(&t, &w);
 	CHECK(w.kind_count[TREE_EXEC_LOST] == 3 && w.lost_execs == 3);
+	CHECK(w.unmatched_execs == 2 && has_note(&w, "2 execs the shim recorded matched no process"));
 	CHECK(has_note(&w, "3 execs not recorded: the record buffer was full"));
 	CHECK(has_note(&w, "3 execs (1.0 per run): static binary"));
 	size_t lost_notes = 0;

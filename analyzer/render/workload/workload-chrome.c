@@ -72,8 +72,9 @@ static int64_t at_most(int64_t v, int64_t limit)
 
 /*
  * An exec with records: its timeline from its binary's report, shifted to
- * its start, and cut at the next exec's start (limit): the two ends come
- * from different clocks' conversions and may disagree by a nanosecond.
+ * its start, and cut at limit (the next exec's start, or its process's
+ * end): the ends come from separate conversions and may disagree by a
+ * nanosecond.
  */
 static void exec_timeline(const struct chrome *c, int pid, const struct wl_exec *x, int64_t at,
 			  int64_t limit)
@@ -101,7 +102,8 @@ static void exec_timeline(const struct chrome *c, int pid, const struct wl_exec 
 	timeline_free(&tl);
 }
 
-static void exec_slices(const struct chrome *c, int pid, size_t proc)
+/* Each exec's slices, none past the next exec's start, the last none past its process's end. */
+static void exec_slices(const struct chrome *c, int pid, size_t proc, int64_t proc_end)
 {
 	const struct trace *t = c->w->t;
 	const struct tree_proc *p = &t->run[c->run].tree->proc[proc];
@@ -110,7 +112,7 @@ static void exec_slices(const struct chrome *c, int pid, size_t proc)
 	for (size_t k = 0; x && k < p->nexec; k++, x++) {
 		const struct tree_exec *e = &p->exec[k];
 		int64_t at = run_ns(c, workload_exec_start(t, x));
-		int64_t limit = k + 1 < p->nexec ? run_ns(c, workload_exec_start(t, x + 1)) : INT64_MAX;
+		int64_t limit = k + 1 < p->nexec ? run_ns(c, workload_exec_start(t, x + 1)) : proc_end;
 		if (x->bd) {
 			exec_timeline(c, pid, x, at, limit);
 			continue;
@@ -208,7 +210,7 @@ static void process_track(struct chrome *c, size_t p)
 		tp->pid, tp->ppid, tp->nexec, tp->orphan ? "true" : "false", unseen ? "true" : "false");
 	exit_args(c, tp);
 	fputs("}}", c->f);
-	exec_slices(c, pid, p);
+	exec_slices(c, pid, p, end);
 }
 
 /* Depth-first from the top, so that each process's track follows its parent's. */
