@@ -144,15 +144,7 @@ static bool is_runtime(const struct dso *d)
 	return false;
 }
 
-/*
- * What a static build's first unwind sorts: the FDEs of every object it
- * would link, of those the ones each object's order leaves erratic (an
- * upper bound: a static link keeps only the archive members it needs),
- * and the erratic ones outside the runtime (a lower bound, with the
- * runtime's floor); and which library unwinds in the dynamic build.
- */
-/* The strong undefined symbols of the objects outside the runtime: what a static link resolves in
- * it. */
+/* The strong undefined symbols outside the runtime: what a static link resolves in it. */
 static size_t runtime_wants(const struct process *p, const char ***names)
 {
 	size_t n = 0, cap = 0;
@@ -199,6 +191,13 @@ static bool archive_estimate(const struct process *p, uint64_t rt_fdes, uint64_t
 	return true;
 }
 
+/*
+ * What a static build's first unwind sorts: the FDEs of every object it
+ * would link, of those the ones each object's order leaves erratic (an
+ * upper bound: a static link keeps only the archive members it needs),
+ * and the erratic ones outside the runtime (a lower bound, with the
+ * runtime's floor); and which library unwinds in the dynamic build.
+ */
 static void unwind_facts(const struct process *p, struct static_facts *sf, int *unwinder)
 {
 	uint64_t n = 0, erratic = 0, own = 0, rt_fdes = 0;

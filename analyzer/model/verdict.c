@@ -187,14 +187,14 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 		if (is_libc(o))
 			continue; /* libc and ld.so: in the calibrated fixed cost */
 		ro->exit_us = exit_path_us(&t->model, o);
-		double shed = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep) +
-			      unlinked_init_us(o, ro);
+		double init = unlinked_init_us(o, ro);
+		double shed = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep) + init;
 		ro->link_saved_us = shed + ro->exit_us + ro->lazy_us;
 		rep->static_libs_us += shed;
 		rep->static_exit_us += ro->exit_us;
 		rep->static_kept_us += keep;
 		var += pow(half_width(&ro->load), 2) + pow(half_width(&ro->reloc), 2) +
-		       (unlinked_init_us(o, ro) > 0 ? pow(half_width(&ro->init), 2) : 0);
+		       (init > 0 ? pow(half_width(&ro->init), 2) : 0);
 	}
 	return var;
 }
@@ -412,8 +412,8 @@ static size_t caveats(const struct trace *t, const struct report *rep, char *not
 		notes[n++] = xasprintf(
 			"the program can start processes (it binds %s): a dynamic process forks "
 			"slower than a static one, as the kernel copies its mappings and a child "
-			"that execs tears them down (dar -V's 10 forks cost its dynamic build "
-			"1.0 ms more than its static one here); the verdict does not count forks",
+			"that execs tears them down (docs/model.md measures it on dar -V); the "
+			"verdict does not count forks",
 			sf->spawn_example);
 	if (dl)
 		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
