@@ -16,3 +16,18 @@ bench-reloc: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 	@echo
 
 BENCHES += bench-reloc
+
+# The split, object by object, against uprobes on ld.so's _dl_relocate_object
+# (perf probe; needs root, says "skipped" without it).
+.PHONY: bench-reloc-objects
+bench-reloc-objects: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
+	@mkdir -p $(B)/bench
+	@echo "== the relocation model's split, object by object, against uprobes"
+	@./$(LDPROF) calibrate -o $(B)/bench/calibration-reloc-objects \
+		> $(B)/bench/calibration-reloc-objects.log 2>&1 || \
+		{ cat $(B)/bench/calibration-reloc-objects.log; exit 1; }
+	@LDPROF_CALIBRATION=$(CURDIR)/$(B)/bench/calibration-reloc-objects tools/bench-reloc.py --objects \
+		--ldprof ./$(LDPROF)
+	@echo
+
+BENCHES += bench-reloc-objects

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench-reloc: the relocation cost model's residual on real programs.
 
-    tools/bench-reloc.py [-n RUNS] [--ldprof PATH] [--goal PCT] [PROGRAM ARGS ;]...
+    tools/bench-reloc.py [-n RUNS] [--ldprof PATH] [--goal PCT] [--objects] [PROGRAM ARGS ;]...
 
 For each program (by default a list of C and C++ programs from Debian's
 main archive, those installed), `ldprof run --json` measures the relocate
@@ -11,12 +11,25 @@ in % of the prediction) and exits 1 when a program misses the goal
 (default 15%). Uses the calibration run and report use
 ($LDPROF_CALIBRATION, else $XDG_CACHE_HOME/ldprof/); says so when there
 is none, as every residual would then be the reference machine's.
+
+--objects checks the model's split, object by object, against an oracle
+that is not ldprof's: uprobes (perf probe) on ld.so's _dl_relocate_object,
+entry and return, over the program's runs. Each object's measured time is
+the median of its calls; the table sets it beside the model's own figure
+for that object (reloc_model_us). Needs perf and the right to add uprobes
+(root), and prints the probes' own cost, measured on an object with nothing
+to relocate.
 """
 import argparse
 import json
+import math
+import os
+import re
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 
 # (kind, argv): programs linked with libstdc++ and plain C ones. Each is
 # measured only when installed (tools/install-deps BENCH installs them).
@@ -65,14 +78,143 @@ def measure(ldprof, runs, argv):
     return m
 
 
+PROBE_GROUP = "ldprof_bench"
+# struct link_map's l_name is its second word (<link.h>, public ABI).
+PROBE_ENTRY = PROBE_GROUP + ":reloc=_dl_relocate_object name=+0(+8(%di)):string"
+PROBE_RETURN = PROBE_GROUP + ":reloc=_dl_relocate_object%return"  # perf names it reloc__return
+
+
+def interpreter(path):
+    """The program's PT_INTERP, read with readelf (binutils)."""
+    r = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True)
+    m = re.search(r"Requesting program interpreter: ([^\]]+)\]", r.stdout)
+    return os.path.realpath(m.group(1) if m else "/lib64/ld-linux-x86-64.so.2")
+
+
+def probes(ldso, add):
+    """Add (or remove) the two uprobes on ld.so; raises when perf refuses."""
+    if not add:
+        subprocess.run(["perf", "probe", "-q", "-d", PROBE_GROUP + ":*"], capture_output=True)
+        return
+    probes(ldso, False)
+    for spec in (PROBE_ENTRY, PROBE_RETURN):
+        r = subprocess.run(["perf", "probe", "-q", "-x", ldso, "--add", spec],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("perf probe: " + (r.stderr.strip().splitlines() or ["failed"])[-1])
+
+
+def probe_times(runs, argv):
+    """Median _dl_relocate_object time (us) per object path, over the program's runs."""
+    comm = os.path.basename(argv[0])[:15]
+    loop = 'i=0; while [ $i -lt %d ]; do "$@" >/dev/null 2>&1; i=$((i+1)); done' % runs
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "perf.data")
+        rec = subprocess.run(["perf", "record", "-q", "-o", data, "-e", PROBE_GROUP + ":*", "--", "sh", "-c", loop, "sh"] + argv,
+                             capture_output=True, text=True)
+        if rec.returncode != 0:
+            raise RuntimeError("perf record: " + (rec.stderr.strip().splitlines() or ["failed"])[-1])
+        out = subprocess.run(["perf", "script", "--ns", "-i", data, "-F", "comm,tid,time,event,trace"],
+                             capture_output=True, text=True).stdout
+    return pair_calls(out, comm, argv[0])
+
+
+def pair_calls(script, comm, exe):
+    """Entry and return records, paired by thread (the function does not nest)."""
+    open_call, times = {}, {}
+    for line in script.splitlines():
+        m = re.match(r"\s*(.*?)\s+(\d+)\s+([\d.]+):\s+" + PROBE_GROUP + r":(reloc__return|reloc):(.*)", line)
+        if not m or m.group(1) != comm:
+            continue
+        tid, t = m.group(2), float(m.group(3))
+        if m.group(4) == "reloc":
+            name = re.search(r'name="(.*)"', m.group(5))
+            open_call[tid] = (name.group(1) if name else "", t)
+        elif tid in open_call:
+            name, t0 = open_call.pop(tid)
+            path = os.path.realpath(name) if name else os.path.realpath(exe)
+            times.setdefault(path, []).append((t - t0) * 1e6)
+    return {p: statistics.median(v) for p, v in times.items()}
+
+
+def model_objects(ldprof, runs, argv):
+    """The model's figure for each object (reloc_model_us) by real path, and the relocate phase."""
+    r = subprocess.run([ldprof, "-n", str(runs), "--json", "--"] + argv, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("ldprof: exit status %d" % r.returncode)
+    d = json.loads(r.stdout)
+    ph = next(p for p in d["phases"] if p["name"] == "relocate")
+    phase = (ph["median_us"], ph["median_us_ci95"][0], ph["median_us_ci95"][1])
+    return {os.path.realpath(l["path"]): l.get("reloc_model_us") or 0.0 for l in d["libraries"]
+            if l.get("role") != "vdso"}, phase
+
+
+def measure_objects(a, argv):
+    """uprobe medians, the model's figures, and what the probes add to an object."""
+    path = os.path.realpath(shutil.which(argv[0]))
+    model, plain = model_objects(a.ldprof, a.runs, argv)
+    try:
+        probes(interpreter(path), True)
+        meas = probe_times(a.runs, [path] + argv[1:])
+        _, probed = model_objects(a.ldprof, a.runs, argv)
+    finally:
+        probes(None, False)
+    n = max(1, len(meas))
+    return meas, model, ((probed[0] - plain[0]) / n, (probed[1] - plain[2]) / n,
+                         (probed[2] - plain[1]) / n)
+
+
+def objects_table(a, progs):
+    """The per-object comparison; returns the exit status."""
+    if not shutil.which("perf") or os.geteuid() != 0:
+        print("skipped: --objects needs perf (tools/install-deps) and root, to add uprobes")
+        return 0
+    print("%-28s %-24s %9s %9s %6s" % ("program", "object", "uprobe", "model", "ratio"))
+    logs, by_name = [], {}
+    for _, argv in progs:
+        name = " ".join(argv)[:28]
+        if not shutil.which(argv[0]):
+            continue
+        try:
+            meas, model, cost = measure_objects(a, argv)
+        except RuntimeError as e:
+            print("%-28s cannot measure: %s" % (name, e))
+            return 1
+        for obj, mus in sorted(model.items(), key=lambda x: -x[1]):
+            if obj not in meas or mus < a.min_us:
+                continue
+            ratio = meas[obj] / mus
+            logs.append(math.log(ratio))
+            by_name.setdefault(os.path.basename(obj), []).append(ratio)
+            print("%-28s %-24s %7.1f us %7.1f us %6.2f" % (name, os.path.basename(obj)[:24],
+                  meas[obj], mus, ratio))
+        print("%-28s (the probes add %.1f us [%.1f, %.1f] to an object's relocation)" %
+              ((name,) + cost))
+    if logs:
+        print("%d objects of at least %g us; uprobe / model: geometric mean %.2f, "
+              "RMS of the log ratio %.2f" % (len(logs), a.min_us, math.exp(statistics.mean(logs)),
+                                             math.sqrt(statistics.mean([x * x for x in logs]))))
+        for obj, v in sorted(by_name.items(), key=lambda x: -len(x[1]))[:6]:
+            if len(v) > 2:
+                print("   %-24s in %2d programs: ratio %.2f to %.2f, median %.2f" %
+                      (obj, len(v), min(v), max(v), statistics.median(v)))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", "--runs", type=int, default=40)
     ap.add_argument("--ldprof", default="ldprof")
     ap.add_argument("--goal", type=float, default=15.0, help="the residual's bound, in %%")
+    ap.add_argument("--objects", action="store_true",
+                    help="each object's model figure against uprobes on _dl_relocate_object")
+    ap.add_argument("--min-us", type=float, default=20.0,
+                    help="--objects: leave out objects the model gives less (default 20)")
     ap.add_argument("programs", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     progs = parse_programs(a.programs) if a.programs else PROGRAMS
+    if a.objects:
+        return objects_table(a, progs)
     misses, rows = 0, 0
     print("%-4s %-28s %10s %10s %9s" % ("kind", "program", "measured", "predicted", "residual"))
     calibrated = None
