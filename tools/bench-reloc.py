@@ -16,7 +16,8 @@ is none, as every residual would then be the reference machine's.
 that is not ldprof's: uprobes (perf probe) on ld.so's _dl_relocate_object,
 entry and return, over the program's runs. Each object's measured time is
 the median of its calls; the table sets it beside the model's own figure
-for that object (reloc_model_us). Needs perf and the right to add uprobes
+for that object (reloc_model_us) and the share of the measured phase the
+report gives it (reloc_us, "split"). Needs perf and the right to add uprobes
 (root), and prints the probes' own cost, measured on an object with nothing
 to relocate.
 """
@@ -145,8 +146,8 @@ def model_objects(ldprof, runs, argv):
     d = json.loads(r.stdout)
     ph = next(p for p in d["phases"] if p["name"] == "relocate")
     phase = (ph["median_us"], ph["median_us_ci95"][0], ph["median_us_ci95"][1])
-    return {os.path.realpath(l["path"]): l.get("reloc_model_us") or 0.0 for l in d["libraries"]
-            if l.get("role") != "vdso"}, phase
+    return {os.path.realpath(l["path"]): (l.get("reloc_model_us") or 0.0, l.get("reloc_us") or 0.0)
+            for l in d["libraries"] if l.get("role") != "vdso"}, phase
 
 
 def measure_objects(a, argv):
@@ -164,15 +165,24 @@ def measure_objects(a, argv):
                          (probed[2] - plain[1]) / n)
 
 
+def log_summary(logs):
+    """Geometric mean and RMS of log ratios."""
+    if not logs:
+        return "none"
+    return "geometric mean %.2f, RMS of the log %.2f" % (
+        math.exp(statistics.mean(logs)), math.sqrt(statistics.mean([x * x for x in logs])))
+
+
 def objects_table(a, progs):
     """The per-object comparison; returns the exit status."""
     if not shutil.which("perf") or os.geteuid() != 0:
         print("skipped: --objects needs perf (tools/install-deps) and root, to add uprobes")
         return 0
-    print("%-28s %-24s %9s %9s %6s" % ("program", "object", "uprobe", "model", "ratio"))
-    logs, by_name = [], {}
+    print("%-28s %-24s %9s %9s %6s %9s %6s" % ("program", "object", "uprobe", "model", "ratio",
+                                               "split", "ratio"))
+    logs, split_logs, by_name = [], [], {}
     for _, argv in progs:
-        name = " ".join(argv)[:28]
+        name = " ".join([os.path.basename(argv[0])] + argv[1:])[:28]
         if not shutil.which(argv[0]):
             continue
         try:
@@ -180,24 +190,27 @@ def objects_table(a, progs):
         except RuntimeError as e:
             print("%-28s cannot measure: %s" % (name, e))
             return 1
-        for obj, mus in sorted(model.items(), key=lambda x: -x[1]):
+        for obj, (mus, split) in sorted(model.items(), key=lambda x: -x[1][0]):
             if obj not in meas or mus < a.min_us:
                 continue
             ratio = meas[obj] / mus
             logs.append(math.log(ratio))
-            by_name.setdefault(os.path.basename(obj), []).append(ratio)
-            print("%-28s %-24s %7.1f us %7.1f us %6.2f" % (name, os.path.basename(obj)[:24],
-                  meas[obj], mus, ratio))
+            if split:
+                split_logs.append(math.log(meas[obj] / split))
+            by_name.setdefault(os.path.basename(obj), []).append((ratio, meas[obj] / split if split else ratio))
+            print("%-28s %-24s %7.1f us %7.1f us %6.2f %7.1f us %6.2f" %
+                  (name, os.path.basename(obj)[:24], meas[obj], mus, ratio, split,
+                   meas[obj] / split if split else float("nan")))
         print("%-28s (the probes add %.1f us [%.1f, %.1f] to an object's relocation)" %
               ((name,) + cost))
     if logs:
-        print("%d objects of at least %g us; uprobe / model: geometric mean %.2f, "
-              "RMS of the log ratio %.2f" % (len(logs), a.min_us, math.exp(statistics.mean(logs)),
-                                             math.sqrt(statistics.mean([x * x for x in logs]))))
+        print("%d objects of at least %g us; uprobe / model: %s; uprobe / split: %s" %
+              (len(logs), a.min_us, log_summary(logs), log_summary(split_logs)))
         for obj, v in sorted(by_name.items(), key=lambda x: -len(x[1]))[:6]:
             if len(v) > 2:
-                print("   %-24s in %2d programs: ratio %.2f to %.2f, median %.2f" %
-                      (obj, len(v), min(v), max(v), statistics.median(v)))
+                m, sp = [r for r, _ in v], [r for _, r in v]
+                print("   %-24s in %2d programs: uprobe / model %.2f to %.2f, uprobe / split %.2f to %.2f" %
+                      (obj, len(v), min(m), max(m), min(sp), max(sp)))
     return 0
 
 
