@@ -18,8 +18,8 @@ entry and return, over the program's runs. Each object's measured time is
 the median of its calls; the table sets it beside the model's own figure
 for that object (reloc_model_us) and the share of the measured phase the
 report gives it (reloc_us, "split"). Needs perf and the right to add uprobes
-(root), and prints the probes' own cost, measured on an object with nothing
-to relocate.
+(root), and prints what the probes add to an object: the relocate phase
+with them against without, over the objects.
 """
 import argparse
 import json
@@ -86,23 +86,32 @@ PROBE_RETURN = PROBE_GROUP + ":reloc=_dl_relocate_object%return"  # perf names i
 
 
 def interpreter(path):
-    """The program's PT_INTERP, read with readelf (binutils)."""
-    r = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True)
-    m = re.search(r"Requesting program interpreter: ([^\]]+)\]", r.stdout)
-    return os.path.realpath(m.group(1) if m else "/lib64/ld-linux-x86-64.so.2")
+    """The program's PT_INTERP, read with pyelftools (elfimage), as a real path."""
+    from elfimage import ELFFile  # only --objects needs pyelftools
+
+    with open(path, "rb") as f:
+        for seg in ELFFile(f).iter_segments():
+            if seg["p_type"] == "PT_INTERP":
+                return os.path.realpath(seg.get_interp_name())
+    return os.path.realpath("/lib64/ld-linux-x86-64.so.2")
 
 
-def probes(ldso, add):
-    """Add (or remove) the two uprobes on ld.so; raises when perf refuses."""
-    if not add:
-        subprocess.run(["perf", "probe", "-q", "-d", PROBE_GROUP + ":*"], capture_output=True)
-        return
-    probes(ldso, False)
+def last_line(text):
+    return (text.strip().splitlines() or ["failed"])[-1]
+
+
+def remove_probes():
+    subprocess.run(["perf", "probe", "-q", "-d", PROBE_GROUP + ":*"], capture_output=True)
+
+
+def add_probes(ldso):
+    """The two uprobes on ld.so; raises when perf refuses."""
+    remove_probes()
     for spec in (PROBE_ENTRY, PROBE_RETURN):
         r = subprocess.run(["perf", "probe", "-q", "-x", ldso, "--add", spec],
                            capture_output=True, text=True)
         if r.returncode != 0:
-            raise RuntimeError("perf probe: " + (r.stderr.strip().splitlines() or ["failed"])[-1])
+            raise RuntimeError("perf probe: " + last_line(r.stderr))
 
 
 def probe_times(runs, argv):
@@ -111,12 +120,12 @@ def probe_times(runs, argv):
     loop = 'i=0; while [ $i -lt %d ]; do "$@" >/dev/null 2>&1; i=$((i+1)); done' % runs
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "perf.data")
-        rec = subprocess.run(["perf", "record", "-q", "-o", data, "-e", PROBE_GROUP + ":*", "--", "sh", "-c", loop, "sh"] + argv,
-                             capture_output=True, text=True)
+        rec = subprocess.run(["perf", "record", "-q", "-o", data, "-e", PROBE_GROUP + ":*", "--",
+                              "sh", "-c", loop, "sh"] + argv, capture_output=True, text=True)
         if rec.returncode != 0:
-            raise RuntimeError("perf record: " + (rec.stderr.strip().splitlines() or ["failed"])[-1])
-        out = subprocess.run(["perf", "script", "--ns", "-i", data, "-F", "comm,tid,time,event,trace"],
-                             capture_output=True, text=True).stdout
+            raise RuntimeError("perf record: " + last_line(rec.stderr))
+        out = subprocess.run(["perf", "script", "--ns", "-i", data, "-F",
+                              "comm,tid,time,event,trace"], capture_output=True, text=True).stdout
     return pair_calls(out, comm, argv[0])
 
 
@@ -124,7 +133,8 @@ def pair_calls(script, comm, exe):
     """Entry and return records, paired by thread (the function does not nest)."""
     open_call, times = {}, {}
     for line in script.splitlines():
-        m = re.match(r"\s*(.*?)\s+(\d+)\s+([\d.]+):\s+" + PROBE_GROUP + r":(reloc__return|reloc):(.*)", line)
+        m = re.match(r"\s*(.*?)\s+(\d+)\s+([\d.]+):\s+" + PROBE_GROUP +
+                     r":(reloc__return|reloc):(.*)", line)
         if not m or m.group(1) != comm:
             continue
         tid, t = m.group(2), float(m.group(3))
@@ -139,8 +149,10 @@ def pair_calls(script, comm, exe):
 
 
 def model_objects(ldprof, runs, argv):
-    """The model's figure for each object (reloc_model_us) by real path, and the relocate phase."""
-    r = subprocess.run([ldprof, "-n", str(runs), "--json", "--"] + argv, capture_output=True, text=True)
+    """Each object's model figure and split (reloc_model_us, reloc_us) by real path, and the
+    relocate phase's median and CI."""
+    r = subprocess.run([ldprof, "-n", str(runs), "--json", "--"] + argv, capture_output=True,
+                       text=True)
     if r.returncode != 0:
         raise RuntimeError("ldprof: exit status %d" % r.returncode)
     d = json.loads(r.stdout)
@@ -155,11 +167,11 @@ def measure_objects(a, argv):
     path = os.path.realpath(shutil.which(argv[0]))
     model, plain = model_objects(a.ldprof, a.runs, argv)
     try:
-        probes(interpreter(path), True)
+        add_probes(interpreter(path))
         meas = probe_times(a.runs, [path] + argv[1:])
         _, probed = model_objects(a.ldprof, a.runs, argv)
     finally:
-        probes(None, False)
+        remove_probes()
     n = max(1, len(meas))
     return meas, model, ((probed[0] - plain[0]) / n, (probed[1] - plain[2]) / n,
                          (probed[2] - plain[1]) / n)
@@ -197,7 +209,8 @@ def objects_table(a, progs):
             logs.append(math.log(ratio))
             if split:
                 split_logs.append(math.log(meas[obj] / split))
-            by_name.setdefault(os.path.basename(obj), []).append((ratio, meas[obj] / split if split else ratio))
+            by_name.setdefault(os.path.basename(obj), []).append(
+                (ratio, meas[obj] / split if split else ratio))
             print("%-28s %-24s %7.1f us %7.1f us %6.2f %7.1f us %6.2f" %
                   (name, os.path.basename(obj)[:24], meas[obj], mus, ratio, split,
                    meas[obj] / split if split else float("nan")))
@@ -209,8 +222,8 @@ def objects_table(a, progs):
         for obj, v in sorted(by_name.items(), key=lambda x: -len(x[1]))[:6]:
             if len(v) > 2:
                 m, sp = [r for r, _ in v], [r for _, r in v]
-                print("   %-24s in %2d programs: uprobe / model %.2f to %.2f, uprobe / split %.2f to %.2f" %
-                      (obj, len(v), min(m), max(m), min(sp), max(sp)))
+                print("   %-24s in %2d programs: uprobe / model %.2f to %.2f, uprobe / split "
+                      "%.2f to %.2f" % (obj, len(v), min(m), max(m), min(sp), max(sp)))
     return 0
 
 
