@@ -43,4 +43,17 @@ for c in hash_bytes cmp_bytes cold_lines; do
 	v=$(json_eval "$TMP/cal.json" "d['coef_us']['$c']")
 	check "the fit has a coefficient for $c ($v us)" test -n "$v"
 done
+# libc's own start-up work, against a program that loads no library: it
+# is counted on libc alone, and it is what the per-process intercept held.
+check "libc is counted once in a program with libc" test "$(feat base libc)" = 1
+check "and not in the program without it" test "$(feat nolibc libc)" = 0
+fitted() { # fitted PROGRAM: "measured model"
+	json_eval "$TMP/cal.json" "[str(p['measured_us']) + ' ' + str(p['model_us']) for p in d['fit'] if p['program'] == '$1'][0]"
+}
+libc=$(json_eval "$TMP/cal.json" "d['coef_us']['libc']")
+intercept=$(json_eval "$TMP/cal.json" "d['intercept_us']")
+check "libc's start-up is priced ($libc us) and most of what a process pays (intercept $intercept us)" \
+	awk -v l="$libc" -v i="$intercept" 'BEGIN { exit !(l > 10 && l > 3 * i) }'
+check "the program without libc is modelled within 10 us (measured, model: $(fitted nolibc))" \
+	sh -c "echo '$(fitted nolibc)' | awk '{ d = \$1 - \$2; exit !(NF == 2 && d < 10 && d > -10) }'"
 done_testing

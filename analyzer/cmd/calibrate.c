@@ -18,8 +18,9 @@ const char usage_calibrate[] =
 	"Fit the relocation cost model on this machine: build synthetic programs whose\n"
 	"relocation work is known (relative relocations, pages written, symbol lookups\n"
 	"at several scope depths, lookup-cache hits, TLS, IFUNC, objects, long names\n"
-	"hashed, compared and read out of order), run them interleaved under the shim,\n"
-	"fit the coefficients by non-negative least squares and store them where run\n"
+	"hashed, compared and read out of order, and a program without libc, for\n"
+	"libc's own start-up), run them interleaved under the shim, fit the\n"
+	"coefficients by non-negative least squares and store them where run\n"
 	"and report find them. Needs a C compiler ($CC or cc) and the static libc\n"
 	"(libc6-dev) for the static/dynamic reference pair and the static program\n"
 	"that unwinds once (what a static build's first C++ throw costs).\n";

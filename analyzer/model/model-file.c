@@ -37,6 +37,7 @@ static const char *const feat_names[MODEL_NFEAT] = {
 	[MF_HASH_BYTES] = "hash_bytes",
 	[MF_CMP_BYTES] = "cmp_bytes",
 	[MF_COLD_LINES] = "cold_lines",
+	[MF_LIBC] = "libc",
 };
 
 const char *model_feat_name(enum model_feat f)
@@ -53,7 +54,10 @@ void model_defaults(struct model_coefs *m)
 {
 	memset(m, 0, sizeof *m);
 	m->valid = true;
-	m->intercept_us = 37.7;
+	/* That calibration's per-process 37.7 us, which a program without libc
+	   measures at none: libc's (coef libc, and model.c's is_libc). */
+	m->intercept_us = 0;
+	m->coef_us[MF_LIBC] = 37.7;
 	m->coef_us[MF_RELATIVE] = 0.0023;
 	m->coef_us[MF_RELR] = 0.00083;
 	m->coef_us[MF_PROBES] = 0.0014;

@@ -25,6 +25,7 @@ enum model_feat {
 	MF_HASH_BYTES, /* bytes of the names looked up: ld.so hashes each name */
 	MF_CMP_BYTES,  /* bytes the full name comparisons read */
 	MF_COLD_LINES, /* lines of names and tables read first, out of order: cache misses */
+	MF_LIBC,       /* 1 for libc: its start-up work no count above captures */
 	MODEL_NFEAT,
 };
 
