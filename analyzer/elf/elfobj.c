@@ -343,6 +343,11 @@ bool elf_kind_is_static(enum elf_kind k)
 	return k == ELF_KIND_STATIC_EXEC || k == ELF_KIND_STATIC_PIE;
 }
 
+bool elf_soname_is_libc(const char *soname)
+{
+	return soname && !strncmp(soname, "libc.so.", 8);
+}
+
 const char *elf_kind_name(enum elf_kind k)
 {
 	static const char *const names[] = {

@@ -225,6 +225,8 @@ static inline const char *elfobj_sym_name(const struct elfobj *o, uint32_t i)
 }
 
 bool elf_kind_is_static(enum elf_kind k);
+/* Is this glibc's libc (libc.so.6)? NULL is not. */
+bool elf_soname_is_libc(const char *soname);
 const char *elf_kind_name(enum elf_kind k);
 const char *elf_hash_style_name(enum elf_hash_style s);
 

@@ -130,13 +130,6 @@ static void find_files(const struct audit_opts *o, struct audit *a, struct found
 
 /* ---- one file ---- */
 
-static bool is_libc(const struct dso *d)
-{
-	const char *soname = d->elf ? d->elf->soname : NULL;
-
-	return soname && !strncmp(soname, "libc.so.", 8);
-}
-
 /* The largest saving among the changes the analyzer can see, model only. */
 static void top_advice(const struct deps_report *r, const double *feat,
 		       const struct advice_facts *af, const double *obj_us,
@@ -215,7 +208,7 @@ static void cost_of(const struct deps_report *r, const struct model_coefs *m, st
 		double lib = m->load_per_object_us + obj_us[i];
 		e->lib_paths[e->libs] = xstrdup(d->path ? d->path : d->name);
 		e->lib_us[e->libs++] = lib;
-		if (!is_libc(d)) /* libc's own cost is in the minimal program's */
+		if (!elf_soname_is_libc(d->elf->soname)) /* its cost is in the minimal program's */
 			e->cost_us += lib;
 	}
 	e->share = e->cost_us / (m->static_min_us + e->cost_us);

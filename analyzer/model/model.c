@@ -42,17 +42,6 @@ void model_object_savings(const struct model_coefs *m, const double feat[MODEL_N
 	s->self_bind = is_executable ? 0 : af->self_binds * per_lookup;
 }
 
-/*
- * glibc's libc: in every process it costs twice what its counts price
- * (uprobes on _dl_relocate_object, docs/model.md), plus its TLS setup and
- * early init in the same phase. Calibration prices it against a program
- * without libc.
- */
-static bool is_libc(const struct elfobj *e)
-{
-	return e->soname && !strncmp(e->soname, "libc.so.", 8);
-}
-
 /* One loaded object's counts, as the analyzer replayed ld.so. */
 static void object_features(const struct dso *d, const struct obj_binding *b, double *f)
 {
@@ -76,7 +65,10 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_IFUNC] = (double)b->ifunc_calls;
 	f[MF_PAGES] = (double)e->reloc_pages;
 	f[MF_OBJECTS] = 1;
-	f[MF_LIBC] = is_libc(e);
+	/* In every process libc costs twice what its counts price (uprobes on
+	   _dl_relocate_object, docs/model.md), plus its TLS setup and early
+	   init in the same phase; calibration prices it against no libc. */
+	f[MF_LIBC] = elf_soname_is_libc(e->soname);
 }
 
 /* The loader's environment as the profiled runs had it. */

@@ -9,11 +9,6 @@
 #include "model/fde-order.h"
 #include "model/static-archives.h"
 
-static bool is_libc(const struct dso *d)
-{
-	return d->elf && d->elf->soname && !strncmp(d->elf->soname, "libc.so.", 8);
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -232,7 +227,7 @@ void static_side_facts(const struct deps_report *r, struct static_facts *sf, int
 
 	memset(sf, 0, sizeof *sf);
 	for (size_t i = 0; i < p->nobj; i++)
-		if (is_libc(p->obj[i]))
+		if (p->obj[i]->elf && elf_soname_is_libc(p->obj[i]->elf->soname))
 			libc = (int)i;
 	for (size_t k = 0; libc >= 0 && k < r->bs.n; k++) {
 		const struct binding *b = &r->bs.b[k];

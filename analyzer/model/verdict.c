@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf/elfobj.h"
 #include "model/analyze.h"
 #include "model/calibrate-machine.h"
 #include "model/model.h"
@@ -37,11 +38,6 @@ static double scale(const struct report *rep)
 static double ifunc_us(const struct report *rep, const struct trace_object *o)
 {
 	return rep->t->model.coef_us[MF_IFUNC] * o->feat[MF_IFUNC] * scale(rep);
-}
-
-static bool is_libc(const struct trace_object *o)
-{
-	return o->soname && !strncmp(o->soname, "libc.so.", 8);
 }
 
 /*
@@ -184,7 +180,7 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 		if (o->role != ROLE_LIBRARY)
 			continue;
 		++*nlibs;
-		if (is_libc(o))
+		if (elf_soname_is_libc(o->soname))
 			continue; /* libc and ld.so: in the calibrated fixed cost */
 		ro->exit_us = exit_path_us(&t->model, o);
 		double init = unlinked_init_us(o, ro);
