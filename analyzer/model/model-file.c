@@ -55,7 +55,7 @@ void model_defaults(struct model_coefs *m)
 	memset(m, 0, sizeof *m);
 	m->valid = true;
 	/* That calibration's per-process 37.7 us, which a program without libc
-	   measures at none: libc's (coef libc, and model.c's is_libc). */
+	   measures at none (its relocate phase is 2.5 us): libc's (MF_LIBC). */
 	m->intercept_us = 0;
 	m->coef_us[MF_LIBC] = 37.7;
 	m->coef_us[MF_RELATIVE] = 0.0023;
