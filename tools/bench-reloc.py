@@ -87,13 +87,16 @@ PROBE_RETURN = PROBE_GROUP + ":reloc=_dl_relocate_object%return"  # perf names i
 
 def interpreter(path):
     """The program's PT_INTERP, read with pyelftools (elfimage), as a real path."""
-    from elfimage import ELFFile  # only --objects needs pyelftools
+    from elfimage import ELFError, ELFFile  # only --objects needs pyelftools
 
-    with open(path, "rb") as f:
-        for seg in ELFFile(f).iter_segments():
-            if seg["p_type"] == "PT_INTERP":
-                return os.path.realpath(seg.get_interp_name())
-    return os.path.realpath("/lib64/ld-linux-x86-64.so.2")
+    try:
+        with open(path, "rb") as f:
+            for seg in ELFFile(f).iter_segments():
+                if seg["p_type"] == "PT_INTERP":
+                    return os.path.realpath(seg.get_interp_name())
+    except (OSError, ELFError) as e:
+        raise RuntimeError("%s: not an ELF program (%s)" % (path, e))
+    raise RuntimeError("%s: static (no PT_INTERP): ld.so relocates nothing" % path)
 
 
 def last_line(text):
@@ -156,7 +159,9 @@ def model_objects(ldprof, runs, argv):
     if r.returncode != 0:
         raise RuntimeError("ldprof: exit status %d" % r.returncode)
     d = json.loads(r.stdout)
-    ph = next(p for p in d["phases"] if p["name"] == "relocate")
+    ph = next((p for p in d["phases"] if p["name"] == "relocate"), None)
+    if ph is None:
+        raise RuntimeError("ldprof measured no relocate phase")
     phase = (ph["median_us"], ph["median_us_ci95"][0], ph["median_us_ci95"][1])
     return {os.path.realpath(l["path"]): (l.get("reloc_model_us") or 0.0, l.get("reloc_us") or 0.0)
             for l in d["libraries"] if l.get("role") != "vdso"}, phase
@@ -165,9 +170,10 @@ def model_objects(ldprof, runs, argv):
 def measure_objects(a, argv):
     """uprobe medians, the model's figures, and what the probes add to an object."""
     path = os.path.realpath(shutil.which(argv[0]))
+    ldso = interpreter(path)
     model, plain = model_objects(a.ldprof, a.runs, argv)
     try:
-        add_probes(interpreter(path))
+        add_probes(ldso)
         meas = probe_times(a.runs, [path] + argv[1:])
         _, probed = model_objects(a.ldprof, a.runs, argv)
     finally:
@@ -196,6 +202,7 @@ def objects_table(a, progs):
     for _, argv in progs:
         name = " ".join([os.path.basename(argv[0])] + argv[1:])[:28]
         if not shutil.which(argv[0]):
+            print("%-28s not installed" % name)
             continue
         try:
             meas, model, cost = measure_objects(a, argv)
