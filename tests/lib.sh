@@ -81,9 +81,14 @@ expect_golden() {
 	expect_same "$@"
 }
 
+# near VALUE EXPECTED TOLERANCE: VALUE within EXPECTED * (1 +- TOLERANCE).
+near() {
+	awk -v v="$1" -v e="$2" -v t="$3" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(v != "" && d <= e * t) }'
+}
+
 # within DESCRIPTION VALUE EXPECTED TOLERANCE_FRACTION
 within() {
-	if awk -v v="$2" -v e="$3" -v t="$4" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(v != "" && d <= e * t) }'; then
+	if near "$2" "$3" "$4"; then
 		ok "$1 ($2, expected $3 +-$(awk -v t="$4" 'BEGIN { print t * 100 }')%)"
 	else
 		not_ok "$1"
