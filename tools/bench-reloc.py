@@ -70,14 +70,18 @@ def parse_programs(words):
     return progs
 
 
-def measure(ldprof, runs, argv):
+def run_ldprof(ldprof, runs, argv):
+    """`ldprof run --json` of the program, parsed; raises with ldprof's last word."""
     r = subprocess.run([ldprof, "-n", str(runs), "--json", "--"] + argv,
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else
                            "exit status %d" % r.returncode)
-    d = json.loads(r.stdout)
-    m = d.get("reloc_model")
+    return json.loads(r.stdout)
+
+
+def measure(ldprof, runs, argv):
+    m = run_ldprof(ldprof, runs, argv).get("reloc_model")
     if not m:
         raise RuntimeError("no relocation model (the analyzer cannot replay it)")
     return m
@@ -158,11 +162,7 @@ def pair_calls(script, comm, exe):
 def model_objects(ldprof, runs, argv):
     """Each object's model figure and split (reloc_model_us, reloc_us) by real path, and the
     relocate phase's median and CI."""
-    r = subprocess.run([ldprof, "-n", str(runs), "--json", "--"] + argv, capture_output=True,
-                       text=True)
-    if r.returncode != 0:
-        raise RuntimeError("ldprof: exit status %d" % r.returncode)
-    d = json.loads(r.stdout)
+    d = run_ldprof(ldprof, runs, argv)
     ph = next((p for p in d["phases"] if p["name"] == "relocate"), None)
     if ph is None:
         raise RuntimeError("ldprof measured no relocate phase")
