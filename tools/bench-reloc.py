@@ -11,7 +11,11 @@ in % of the prediction) and exits 1 when a program misses the goal
 (default 15%). Each program is measured in --blocks blocks (default 3) of
 RUNS / blocks runs, every program's first block before any second one,
 and its figure is the median of its blocks: the machine's state moves a
-large program's relocate phase by tens of percent within an hour. Uses
+large program's relocate phase by tens of percent within an hour. A
+block's figure is that of the runs the shared cache was not contended in
+(the report's `reloc_model.measured_us`); a block whose figure holds
+contended runs (too few were not) is left out when another's does not, and
+the last column counts the contended runs (docs/model.md, "The shared cache"). Uses
 the calibration run and report use ($LDPROF_CALIBRATION, else
 $XDG_CACHE_HOME/ldprof/); says so when there is none, as every residual
 would then be the reference machine's.
@@ -81,9 +85,15 @@ def run_ldprof(ldprof, runs, argv):
 
 
 def measure(ldprof, runs, argv):
-    m = run_ldprof(ldprof, runs, argv).get("reloc_model")
+    """The report's reloc_model, with "calm": whether its measured_us is of
+    runs the shared cache was not contended in (all of them, or the
+    uncontended ones the report kept), and "contended", "probed"."""
+    d = run_ldprof(ldprof, runs, argv)
+    m, c = d.get("reloc_model"), d.get("shared_cache") or {}
     if not m:
         raise RuntimeError("no relocation model (the analyzer cannot replay it)")
+    m["contended"], m["probed"] = c.get("contended_runs", 0), c.get("probed_runs", 0)
+    m["calm"] = m.get("measured_runs") == "uncontended" or not m["contended"]
     return m
 
 
@@ -259,10 +269,10 @@ def residual_table(a, progs):
                 errors[key] = e
                 continue
             model[key] = m
-            blocks.setdefault(key, []).append(m["measured_us"])
+            blocks.setdefault(key, []).append(m)
     misses, rows, calibrated = 0, 0, None
-    print("%-4s %-28s %10s %10s %9s  %s" % ("kind", "program", "measured", "predicted", "residual",
-                                           "blocks"))
+    print("%-4s %-28s %10s %10s %9s  %-14s %s" % ("kind", "program", "measured", "predicted",
+                                                "residual", "blocks", "contended runs"))
     for kind, argv in progs:
         key = " ".join(argv)
         if key in errors:
@@ -272,7 +282,12 @@ def residual_table(a, progs):
         if key not in model:
             print("%-4s %-28s not installed" % (kind, key[:28]))
             continue
-        m, v = model[key], sorted(blocks[key])
+        # The blocks whose figure is of uncontended runs; all of them when there are none.
+        m, calm = model[key], [b for b in blocks[key] if b["calm"]]
+        v = sorted(b["measured_us"] for b in (calm or blocks[key]))
+        busy = "%d/%d%s" % (sum(b["contended"] for b in blocks[key]),
+                            sum(b["probed"] for b in blocks[key]),
+                            "" if calm else ", no calm block")
         calibrated = m["calibrated"] if calibrated is None else calibrated and m["calibrated"]
         measured = statistics.median(v)
         pct = 100.0 * (measured - m["predicted_us"]) / m["predicted_us"] if m["predicted_us"] \
@@ -280,9 +295,9 @@ def residual_table(a, progs):
         miss = abs(pct) > a.goal
         misses += miss
         rows += 1
-        print("%-4s %-28s %8.1f us %8.1f us %+8.1f%%  [%.0f, %.0f]%s" %
-              (kind, key[:28], measured, m["predicted_us"], pct, v[0], v[-1],
-               "  MISS" if miss else ""))
+        print("%-4s %-28s %8.1f us %8.1f us %+8.1f%%  %-14s %s%s" %
+              (kind, key[:28], measured, m["predicted_us"], pct, "[%.0f, %.0f]" % (v[0], v[-1]),
+               busy, "  MISS" if miss else ""))
     if calibrated is False:
         print("note: uncalibrated (run `ldprof calibrate` first): the residuals use the "
               "reference machine's coefficients")

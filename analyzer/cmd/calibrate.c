@@ -51,6 +51,11 @@ static void print_text(const struct calib_result *r, const char *stored)
 	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest\n",
 	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us);
 	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
+	if (m->line_ns > 0)
+		printf("the shared cache: a line read after an idle spell %.1f ns (median), %.1f "
+		       "hot; contended in %.0f%% of the runs, which the fit leaves out where it "
+		       "can\n",
+		       m->line_ns, m->line_hot_ns, m->line_contended_pct);
 	if (stored)
 		printf("stored in %s\n", stored);
 }
@@ -103,6 +108,9 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_arr_close(&j);
 	json_num(&j, "fault_rest_us", m->fault_rest_us);
 	json_num(&j, "noise_pct", m->noise_pct);
+	json_num(&j, "line_ns", m->line_ns);
+	json_num(&j, "line_hot_ns", m->line_hot_ns);
+	json_num(&j, "line_contended_pct", m->line_contended_pct);
 	json_arr_open(&j, "warnings");
 	for (size_t i = 0; i < r->nwarnings; i++)
 		json_str(&j, NULL, r->warnings[i]);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "base/stats.h"
+#include "model/cache-state.h"
 #include "trace/trace.h"
 
 enum phase { PH_EXEC, PH_LOAD, PH_RELOCATE, PH_INIT, PH_MAIN, PH_EXIT, PH_COUNT };
@@ -110,6 +111,14 @@ struct report {
 	/* The relocation cost model against the measured relocate phase. */
 	bool reloc_by_model;
 	double reloc_model_us, reloc_residual_us;
+	/*
+	 * The phase the residual is taken against: the uncontended runs' median
+	 * when the shared cache was contended in some (cache below), else the
+	 * phase's median.
+	 */
+	double reloc_measured_us;
+	bool reloc_measured_calm;
+	struct cache_state cache; /* the shared cache during the runs (cache-state.h) */
 	bool interrupted;
 	/* The static-link verdict and ranked advice, when the model gave them. */
 	bool have_verdict;

@@ -157,6 +157,12 @@ int calibrate_machine(struct calib_result *res, struct errbuf *err)
 			       "only to \u00b1%.0f%% (more than %.0f%%); calibrate again on a "
 			       "quiet machine",
 			       m->noise_pct, CALIB_NOISE_MAX_PCT));
+	if (m->line_contended_pct > CALIB_CACHE_BUSY_PCT)
+		warn(res, xasprintf("the shared cache was contended in %.0f%% of the runs (a line "
+				    "read after an idle spell took %.0f ns, %.0f hot): another "
+				    "tenant streams through it; the fit kept the uncontended runs "
+				    "where there were enough; calibrate again on a quieter machine",
+				    m->line_contended_pct, m->line_ns, m->line_hot_ns));
 	if (m->fault_us > CALIB_FAULT_BUSY_RATIO * rest)
 		warn(res, xasprintf("the machine was busy: a page fault took %.2f us, %.1fx "
 				    "its %.2f us at rest; calibrate again on a quiet machine",

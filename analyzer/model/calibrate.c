@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cacheprobe.h"
 #include "base/interrupt.h"
 #include "model/calibrate-machine.h"
 #include "model/calibrate-unwind.h"
@@ -307,9 +308,20 @@ static double exit_low_tenth(const struct report *rep)
 	return q;
 }
 
+/*
+ * One program's relocate phase in one block, run by run, with the shared
+ * cache's state each ran in (base/cacheprobe.h).
+ */
+struct block_runs {
+	double *reloc;
+	bool *contended;
+	double *line, *hot;
+	size_t n;
+};
+
 /* One block of runs of programs cmds[0..n), interleaved round by round. */
 static int measure_pass(const struct calib_opts *o, size_t n, const struct profile_cmd *cmds,
-			double *reloc, double *load, double *exit_us, size_t stride)
+			struct block_runs *runs, double *load, double *exit_us, size_t stride)
 {
 	struct profile_opts po = o->prof;
 	struct trace *t = xcalloc(n, sizeof *t);
@@ -320,8 +332,21 @@ static int measure_pass(const struct calib_opts *o, size_t n, const struct profi
 	for (size_t i = 0; i < n; i++) {
 		struct report rep;
 		if (!r) {
+			struct block_runs *b = &runs[i * stride];
 			report_build(&t[i], &rep);
-			reloc[i * stride] = rep.phase[PH_RELOCATE].median;
+			b->reloc = xcalloc(rep.nbd + 1, sizeof *b->reloc);
+			b->contended = xcalloc(rep.nbd + 1, sizeof *b->contended);
+			b->line = xcalloc(rep.nbd + 1, sizeof *b->line);
+			b->hot = xcalloc(rep.nbd + 1, sizeof *b->hot);
+			for (size_t k = 0; k < rep.nbd; k++)
+				if (rep.bd[k].valid && !isnan(rep.bd[k].phase_us[PH_RELOCATE])) {
+					const struct trace_run *tr = &t[i].run[rep.bd[k].run];
+					b->reloc[b->n] = rep.bd[k].phase_us[PH_RELOCATE];
+					b->contended[b->n] =
+						cache_reading_contended(tr->line_ns, tr->line_hot_ns);
+					b->line[b->n] = tr->line_ns;
+					b->hot[b->n++] = tr->line_hot_ns;
+				}
 			load[i * stride] = rep.phase[PH_LOAD].median;
 			exit_us[i * stride] = exit_low_tenth(&rep);
 			report_free(&rep);
@@ -337,24 +362,91 @@ static double median3(double a, double b, double c)
 	return fmax(fmin(a, b), fmin(fmax(a, b), c));
 }
 
+/*
+ * The shared cache over every block: the median readings after an idle
+ * spell and hot, and the share of runs read contended.
+ */
+static void cache_over_blocks(const struct block_runs *runs, size_t nb, struct model_coefs *m)
+{
+	size_t total = 0, k = 0, busy = 0;
+	double *idle, *hot;
+	struct summary s;
+
+	for (size_t i = 0; i < nb; i++)
+		total += runs[i].n;
+	idle = xmalloc((total + 1) * sizeof *idle);
+	hot = xmalloc((total + 1) * sizeof *hot);
+	for (size_t i = 0; i < nb; i++)
+		for (size_t j = 0; j < runs[i].n; j++)
+			if (runs[i].line[j] > 0) {
+				busy += runs[i].contended[j];
+				idle[k] = runs[i].line[j];
+				hot[k++] = runs[i].hot[j];
+			}
+	summarize(idle, k, &s);
+	m->line_ns = k ? s.median : 0;
+	summarize(hot, k, &s);
+	m->line_hot_ns = k ? s.median : 0;
+	m->line_contended_pct = k ? 100.0 * (double)busy / (double)k : 0;
+	free(idle);
+	free(hot);
+}
+
+/*
+ * A block's relocate phase: the median of its uncontended runs when it has
+ * CALIB_CALM_MIN of them, else of all (calibrate then warns, by
+ * line_contended_pct). The model prices the uncontended machine, which
+ * reports hold it to (model/cache-state.h).
+ */
+#define CALIB_CALM_MIN 3
+
+static double block_reloc(const struct block_runs *b)
+{
+	double *calm = xmalloc((b->n + 1) * sizeof *calm);
+	size_t k = 0;
+	struct summary s;
+
+	for (size_t j = 0; j < b->n; j++)
+		if (!b->contended[j])
+			calm[k++] = b->reloc[j];
+	if (k < CALIB_CALM_MIN) {
+		memcpy(calm, b->reloc, b->n * sizeof *calm);
+		k = b->n;
+	}
+	summarize(calm, k, &s);
+	free(calm);
+	return s.median;
+}
+
 static int measure_runs(const struct calib_opts *o, size_t n, const struct profile_cmd *cmds,
 			struct calib_result *res)
 {
-	double *reloc = xcalloc(n * CALIB_PASSES, sizeof *reloc);
+	struct block_runs *runs = xcalloc(n * CALIB_PASSES, sizeof *runs);
 	double *load = xcalloc(n * CALIB_PASSES, sizeof *load);
 	double *exit_us = xcalloc(n * CALIB_PASSES, sizeof *exit_us);
+	double x[CALIB_PASSES];
 	int r = 0;
 
 	for (size_t p = 0; !r && p < CALIB_PASSES && !interrupt_requested(); p++)
-		r = measure_pass(o, n, cmds, &reloc[p], &load[p], &exit_us[p], CALIB_PASSES);
+		r = measure_pass(o, n, cmds, &runs[p], &load[p], &exit_us[p], CALIB_PASSES);
+	if (!r)
+		cache_over_blocks(runs, n * CALIB_PASSES, &res->coefs);
 	for (size_t i = 0; !r && i < n; i++) {
-		const double *x = &reloc[i * CALIB_PASSES], *y = &load[i * CALIB_PASSES];
+		for (size_t p = 0; p < CALIB_PASSES; p++)
+			x[p] = block_reloc(&runs[i * CALIB_PASSES + p]);
+		const double *y = &load[i * CALIB_PASSES];
 		res->measured_us[i] = median3(x[0], x[1], x[2]);
 		res->load_us[i] = median3(y[0], y[1], y[2]);
 		const double *z = &exit_us[i * CALIB_PASSES];
 		res->exit_us[i] = fmin(z[0], fmin(z[1], z[2])); /* the blocks' lowest */
 	}
-	free(reloc);
+	for (size_t i = 0; i < n * CALIB_PASSES; i++) {
+		free(runs[i].reloc);
+		free(runs[i].contended);
+		free(runs[i].line);
+		free(runs[i].hot);
+	}
+	free(runs);
 	free(load);
 	free(exit_us);
 	return r;

@@ -117,6 +117,9 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	fprintf(f, "noise_pct %.9g\nexit_us %.9g %.9g %.9g\n", m->noise_pct, m->exit_per_object_us,
 		m->exit_per_page_us, m->exit_per_kib_us);
 	fprintf(f, "fde_sort_us %.9g %.9g\n", m->fde_sort_us, m->fde_floor);
+	if (m->line_ns > 0)
+		fprintf(f, "line_ns %.9g %.9g %.9g\n", m->line_ns, m->line_hot_ns,
+			m->line_contended_pct);
 	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
 		fprintf(f, "verdict_error %.9g %.9g\n", m->verdict_err_pct, m->verdict_err_us);
 	for (int k = 0; k < MODEL_NFEAT; k++)
@@ -192,6 +195,13 @@ static int parse_line(char *line, struct model_coefs *m)
 	else if (!strcmp(key, "fde_sort_us"))
 		return sscanf(rest, "%lf %lf", &m->fde_sort_us, &m->fde_floor) == 2 &&
 				       m->fde_sort_us >= 0 && m->fde_floor >= 0
+			       ? 0
+			       : -1;
+	else if (!strcmp(key, "line_ns"))
+		return sscanf(rest, "%lf %lf %lf", &m->line_ns, &m->line_hot_ns,
+			      &m->line_contended_pct) == 3 &&
+				       m->line_ns >= 0 && m->line_hot_ns >= 0 &&
+				       m->line_contended_pct >= 0 && m->line_contended_pct <= 100
 			       ? 0
 			       : -1;
 	else if (!strcmp(key, "verdict_error"))

@@ -432,8 +432,13 @@ void report_build(const struct trace *t, struct report *rep)
 	summarize_usage(t, rep->profiled, &s, rep);
 	count_outcomes(t, rep->profiled, rep);
 	summarize_breakdowns(t, bd, nbd, &s, rep);
+	cache_state_build(t, bd, nbd, &rep->cache);
+	rep->reloc_measured_us = cache_state_calm_reloc(&rep->cache);
+	rep->reloc_measured_calm = !isnan(rep->reloc_measured_us);
+	if (!rep->reloc_measured_calm)
+		rep->reloc_measured_us = rep->phase[PH_RELOCATE].median;
 	rep->reloc_residual_us =
-		rep->reloc_by_model ? rep->phase[PH_RELOCATE].median - rep->reloc_model_us : NAN;
+		rep->reloc_by_model ? rep->reloc_measured_us - rep->reloc_model_us : NAN;
 	if (rep->profiled && rep->plain_runs) {
 		rep->have_overhead = true;
 		rep->overhead_us = rep->total.median - rep->plain_total.median;

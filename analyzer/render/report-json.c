@@ -319,13 +319,34 @@ static void reloc_model(struct json *j, const struct report *rep)
 	json_str(j, "machine", m->machine);
 	json_str(j, "created", m->created[0] ? m->created : NULL);
 	json_num(j, "predicted_us", rep->reloc_model_us);
-	json_num(j, "measured_us", rep->phase[PH_RELOCATE].median);
+	json_num(j, "measured_us", rep->reloc_measured_us);
+	json_str(j, "measured_runs", rep->reloc_measured_calm ? "uncontended" : "all");
 	json_num(j, "residual_us", rep->reloc_residual_us);
 	json_num(j, "intercept_us", m->intercept_us);
 	json_obj_open(j, "coef_us");
 	for (int k = 0; k < MODEL_NFEAT; k++)
 		json_num(j, model_feat_name(k), m->coef_us[k]);
 	json_obj_close(j);
+	json_obj_close(j);
+}
+
+/* The shared cache's state during the runs (model/cache-state.h). */
+static void cache_state(struct json *j, const struct report *rep)
+{
+	const struct cache_state *c = &rep->cache;
+
+	if (!c->probed) {
+		json_null(j, "shared_cache");
+		return;
+	}
+	json_obj_open(j, "shared_cache");
+	json_num(j, "probed_runs", (double)c->probed);
+	json_num(j, "contended_runs", (double)c->contended);
+	json_num(j, "line_ns", c->line_ns);
+	json_num(j, "line_hot_ns", c->hot_ns);
+	json_num(j, "relocate_uncontended_us", c->reloc_calm.n ? c->reloc_calm.median : NAN);
+	json_num(j, "relocate_contended_us",
+		 c->reloc_contended.n ? c->reloc_contended.median : NAN);
 	json_obj_close(j);
 }
 
@@ -433,6 +454,7 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 	json_num(&j, "phase_sum_us", rep->profiled ? rep->phase_sum_us : NAN);
 	libraries(&j, rep);
 	reloc_model(&j, rep);
+	cache_state(&j, rep);
 	verdict(&j, rep);
 	overhead(&j, rep);
 	outcomes(&j, rep);

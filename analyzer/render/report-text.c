@@ -176,13 +176,34 @@ static void model_line(const struct text_out *o, const struct report *rep)
 		return;
 	}
 	text_dur(o, pred, sizeof pred, rep->reloc_model_us);
-	text_dur(o, meas, sizeof meas, rep->phase[PH_RELOCATE].median);
+	text_dur(o, meas, sizeof meas, rep->reloc_measured_us);
 	fprintf(o->f,
 		"  %s(reloc splits the relocate phase by the cost model, %s: it predicts %s, "
-		"measured %s, residual %+.1f %s (%+.0f%%))%s\n",
+		"measured %s%s, residual %+.1f %s (%+.0f%%))%s\n",
 		DIM(o), m->calibrated ? "calibrated" : "uncalibrated, built-in defaults", pred,
-		meas, rep->reloc_residual_us, us_unit(o),
-		100 * rep->reloc_residual_us / rep->phase[PH_RELOCATE].median, RESET(o));
+		meas, rep->reloc_measured_calm ? " in the runs the shared cache was not contended" : "",
+		rep->reloc_residual_us, us_unit(o),
+		100 * rep->reloc_residual_us / rep->reloc_measured_us, RESET(o));
+}
+
+/* When another tenant streamed through the shared cache during some runs. */
+static void cache_line(const struct text_out *o, const struct report *rep)
+{
+	const struct cache_state *c = &rep->cache;
+	char calm[32], busy[32];
+
+	if (!c->contended)
+		return;
+	fprintf(o->f,
+		"  %sthe shared cache was contended in %zu of %zu runs (a line read after an idle "
+		"spell took %.0f ns, %.0f hot)",
+		DIM(o), c->contended, c->probed, c->line_ns, c->hot_ns);
+	if (c->reloc_calm.n && c->reloc_contended.n) {
+		text_dur(o, calm, sizeof calm, c->reloc_calm.median);
+		text_dur(o, busy, sizeof busy, c->reloc_contended.median);
+		fprintf(o->f, ": relocation took %s in those runs, %s in the others", busy, calm);
+	}
+	fprintf(o->f, "%s\n", RESET(o));
 }
 
 static void object_table(const struct text_out *o, const struct report *rep)
@@ -224,6 +245,7 @@ static void object_table(const struct text_out *o, const struct report *rep)
 	fprintf(o->f, "  %s(%s, medians over %zu runs; +/- is the total's 95%% CI half-width)%s\n",
 		DIM(o), us_unit(o), rep->valid_runs, RESET(o));
 	model_line(o, rep);
+	cache_line(o, rep);
 }
 
 static void static_figures(const struct text_out *o, const struct report *rep)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cacheprobe.h"
 #include "base/interrupt.h"
 #include "base/stats.h"
 #include "base/tsc.h"
@@ -212,16 +213,91 @@ static void explain_profiled_failure(const struct runner_side *sd)
 	free(plain);
 }
 
+/*
+ * The shared cache's state through the runs (base/cacheprobe.h): a reading
+ * after the warmup, then after a round whenever CACHE_PROBE_EVERY_NS have
+ * passed, and one at the end. Each run is given the higher of the readings
+ * on either side of it: a run next to a contended reading may have been
+ * contended.
+ */
+#define CACHE_PROBE_EVERY_NS 400000000ull /* 16 ms a reading: about 4% of the time */
+
+struct probe_log {
+	struct cache_probe cp;
+	bool on;
+	uint64_t last_ns;
+	size_t k, cap, nsides;
+	struct cache_reading *ns;
+	size_t *at; /* at[k * nsides + i]: side i's runs before reading k */
+};
+
+static void probe_log_init(struct probe_log *pl, size_t nsides)
+{
+	struct errbuf err;
+
+	memset(pl, 0, sizeof *pl);
+	pl->nsides = nsides;
+	/* Without the buffer the runs just carry no state (line_ns 0). */
+	pl->on = !cache_probe_init(&pl->cp, CACHE_PROBE_BYTES, &err);
+}
+
+static void probe_take(struct probe_log *pl, const struct runner_side *sides, bool due_only)
+{
+	if (!pl->on || (due_only && mono_ns() - pl->last_ns < CACHE_PROBE_EVERY_NS))
+		return;
+	if (pl->k == pl->cap) {
+		pl->cap = pl->cap ? 2 * pl->cap : 16;
+		pl->ns = xrealloc(pl->ns, pl->cap * sizeof *pl->ns);
+		pl->at = xrealloc(pl->at, pl->cap * pl->nsides * sizeof *pl->at);
+	}
+	pl->ns[pl->k] = cache_probe_state(&pl->cp);
+	for (size_t i = 0; i < pl->nsides; i++)
+		pl->at[pl->k * pl->nsides + i] = sides[i].t->nrun;
+	pl->k++;
+	pl->last_ns = mono_ns();
+}
+
+/* Each run's reading: of the readings before and after it, the slower after idling. */
+static void probe_label(const struct probe_log *pl, const struct runner_side *sides)
+{
+	static const struct cache_reading none;
+
+	for (size_t i = 0; i < pl->nsides; i++) {
+		struct trace *t = sides[i].t;
+		size_t k = 0;
+		for (size_t j = 0; j < t->nrun; j++) {
+			while (k < pl->k && pl->at[k * pl->nsides + i] <= j)
+				k++;
+			const struct cache_reading *before = k ? &pl->ns[k - 1] : &none,
+						   *after = k < pl->k ? &pl->ns[k] : &none,
+						   *r = before->idle_ns > after->idle_ns ? before : after;
+			t->run[j].line_ns = r->idle_ns;
+			t->run[j].line_hot_ns = r->hot_ns;
+		}
+	}
+}
+
+static void probe_log_fini(struct probe_log *pl)
+{
+	if (pl->on)
+		cache_probe_fini(&pl->cp);
+	free(pl->ns);
+	free(pl->at);
+}
+
 int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_plan *p,
 			 bool *interrupted, struct errbuf *err)
 {
+	struct probe_log pl;
 	uint64_t start;
 	int r = 0;
 
 	interrupt_begin();
+	probe_log_init(&pl, n);
 	for (unsigned long w = 0; w < p->warmup && !r; w++)
 		for (size_t i = 0; i < n && !r; i++)
 			r = round_of(&sides[i], p, true, err);
+	probe_take(&pl, sides, false);
 	start = mono_ns();
 	while (!r) {
 		bool done = true;
@@ -231,7 +307,12 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 			done = done && side_done(&sides[i], p, start);
 		if (done)
 			break;
+		probe_take(&pl, sides, true);
 	}
+	if (!interrupt_requested())
+		probe_take(&pl, sides, false);
+	probe_label(&pl, sides);
+	probe_log_fini(&pl);
 	if (!r)
 		r = sample_rounds(sides, n, p, err);
 	*interrupted = interrupt_requested();

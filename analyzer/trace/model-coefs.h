@@ -63,6 +63,12 @@ struct model_coefs {
 	double exit_per_object_us;	     /* the exit path per object (_dl_fini, unmapping) */
 	double exit_per_page_us;	     /* ...and per page relocation wrote (freed at exit) */
 	double exit_per_kib_us;		     /* ...and per KiB of tables ld.so read (unmapped) */
+	/*
+	 * The shared cache while calibrating (base/cacheprobe.h): the median
+	 * reading after an idle spell and hot, ns a line, and the share of the
+	 * runs it was contended in; 0: not measured (an older calibration).
+	 */
+	double line_ns, line_hot_ns, line_contended_pct;
 	double fde_sort_us; /* a static build's first unwind: per n log2 n of n erratic FDEs */
 	double fde_floor;   /* erratic FDEs of the runtime every static unwinder carries */
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */

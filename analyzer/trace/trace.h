@@ -96,6 +96,13 @@ struct trace_run {
 	struct run_usage usage;
 	uint32_t shm_flags;
 	bool shim_attached; /* the shim claimed the buffer */
+	/*
+	 * The shared cache's state when it ran (base/cacheprobe.h), ns a line:
+	 * of the launcher's probe readings before and after it, the one that
+	 * read slower after its idle spell, that reading and the same probe's
+	 * hot one. 0: not probed (older traces).
+	 */
+	double line_ns, line_hot_ns;
 	struct trace_event *ev;
 	size_t nev, cap;
 	/* With -f: every process of the workload in this run; NULL otherwise. */

@@ -89,6 +89,8 @@ enum run_tag {
 	RUN_SHM_FLAGS = 10,
 	RUN_EVENTS = 11,
 	RUN_LAUNCHER_RSS_KB = 12,
+	RUN_LINE_NS = 13,
+	RUN_LINE_HOT_NS = 14,
 };
 
 /* A sampled run is flagged warmup too: a reader before --sample leaves it out of the timing. */
@@ -244,6 +246,10 @@ static void encode_run(const struct trace_run *r, struct bbuf *b)
 	tlv_f64(b, RUN_UTIME_US, r->usage.utime_us);
 	tlv_f64(b, RUN_STIME_US, r->usage.stime_us);
 	tlv_uint(b, RUN_SHM_FLAGS, r->shm_flags);
+	if (r->line_ns > 0) {
+		tlv_f64(b, RUN_LINE_NS, r->line_ns);
+		tlv_f64(b, RUN_LINE_HOT_NS, r->line_hot_ns);
+	}
 	tf_encode_events(r->ev, r->nev, r->exec_ts, &ev);
 	tlv_nested(b, RUN_EVENTS, &ev);
 }
@@ -567,6 +573,12 @@ static int decode_model(struct cursor *c, struct trace *t, struct tf_decode_stat
 	return c->bad ? set_err(err, EPROTO, "damaged MODEL section") : 0;
 }
 
+/* A cache-probe reading: NaN, negative or absurd is damage, read as not probed. */
+static double sane_ns(double ns)
+{
+	return ns >= 0 && ns < 1e9 ? ns : 0;
+}
+
 static bool decode_run_field(unsigned tag, struct cursor *v, struct trace_run *r,
 			     struct cursor *events)
 {
@@ -609,6 +621,12 @@ static bool decode_run_field(unsigned tag, struct cursor *v, struct trace_run *r
 		break;
 	case RUN_SHM_FLAGS:
 		r->shm_flags = (uint32_t)val_uint(v);
+		break;
+	case RUN_LINE_NS:
+		r->line_ns = sane_ns(val_f64(v));
+		break;
+	case RUN_LINE_HOT_NS:
+		r->line_hot_ns = sane_ns(val_f64(v));
 		break;
 	case RUN_EVENTS:
 		*events = *v; /* decoded once exec_ts is known */

@@ -47,7 +47,10 @@ static void test_roundtrip(void)
 	struct tracefile_info info;
 	struct errbuf err;
 
-	encode_fake(100, &b, &t);
+	fake_trace(&t, &(struct fake_opts){.runs = 100, .slow = 1});
+	for (size_t i = 0; i < t.nrun; i++) /* the shared cache's state, every third contended */
+		t.run[i].line_ns = i % 3 ? 12.5 : 104.25, t.run[i].line_hot_ns = 11.75;
+	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
 	CHECK(!info.truncated && !info.warning[0]);
@@ -63,6 +66,8 @@ static void test_roundtrip(void)
 	CHECK(!strcmp(u.obj[3].build_id, t.obj[3].build_id));
 	CHECK(u.run[6].nev == t.run[6].nev && u.run[6].ev[3].ts == t.run[6].ev[3].ts);
 	CHECK(u.run[7].reap_ts == t.run[7].reap_ts && u.run[9].usage.minflt == 100);
+	CHECK(u.run[9].line_ns == 104.25 && u.run[10].line_ns == 12.5);
+	CHECK(u.run[9].line_hot_ns == 11.75 && u.run[10].line_hot_ns == 11.75);
 
 	char *a = report_json(&t), *c = report_json(&u);
 	CHECK(a && c && !strcmp(a, c));

@@ -1,0 +1,62 @@
+/*
+ * What a line read from beyond the core's own caches costs right now: a
+ * dependent chase through a buffer larger than the private L2, one line
+ * after another in a shuffled order, timed. On a shared machine the last
+ * level cache belongs to every tenant: measured here (docs/model.md, "The
+ * shared cache"), such a line costs 12 to 20 ns while the other tenants
+ * leave it alone and 90 to 120 ns (memory) while one of them streams
+ * through it, the two states switching within seconds, and a large
+ * program's relocation follows them (cmake --version: 2.48 ms against
+ * 3.28 ms). The runner reads it between rounds so that each run knows the
+ * state it ran in.
+ */
+#ifndef LDPROF_CACHEPROBE_H
+#define LDPROF_CACHEPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/util.h"
+
+/* 2 MiB: twice the reference machine's L2, a sixteenth of its L3. */
+#define CACHE_PROBE_BYTES (2u << 20)
+
+struct cache_probe {
+	void **lines; /* each line's first word points to the next line of the chase */
+	size_t nlines;
+};
+
+/* Map and link the buffer (about 1 ms): 0, or -errno with err set. */
+int cache_probe_init(struct cache_probe *p, size_t bytes, struct errbuf *err);
+void cache_probe_fini(struct cache_probe *p);
+
+/* One pass over every line: nanoseconds per line (0.4 to 4 ms a pass here). */
+double cache_probe_read(struct cache_probe *p);
+
+/*
+ * The state: a pass to bring the buffer in, a timed pass straight after it
+ * (hot_ns), CACHE_PROBE_IDLE_MS idle, a timed pass (idle_ns). Back to back
+ * the buffer reads at 10 to 13 ns a line in either state; what the other
+ * tenants do shows in what survives an idle spell (in one minute here: 1 ms
+ * 11 ns, 3 ms 12 to 20, 15 ms 23 to 100).
+ */
+struct cache_reading {
+	double idle_ns, hot_ns;
+};
+struct cache_reading cache_probe_state(struct cache_probe *p);
+#define CACHE_PROBE_IDLE_MS 15
+
+/*
+ * An idle reading this many times the hot one: another tenant evicted the
+ * buffer from the shared cache while we idled (the two states read 12-20
+ * and 90-120 ns, hot 10-13).
+ */
+#define CACHE_CONTENDED_RATIO 3.0
+
+static inline bool cache_reading_contended(double idle_ns, double hot_ns)
+{
+	return hot_ns > 0 && idle_ns > CACHE_CONTENDED_RATIO * hot_ns;
+}
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * The shared cache's state during the runs (base/cacheprobe.h): how many
+ * counted runs ran with it contended, and the relocate phase apart in each
+ * state. A large program's relocation reads megabytes of tables that only
+ * the shared cache can hold, so a tenant streaming through it makes that
+ * phase up to 50% slower (docs/model.md, "The shared cache"); the cost
+ * model is calibrated and held to the uncontended runs.
+ */
+#ifndef LDPROF_CACHE_STATE_H
+#define LDPROF_CACHE_STATE_H
+
+#include <stddef.h>
+
+#include "base/stats.h"
+#include "trace/trace.h"
+
+struct run_breakdown; /* model/analyze.h */
+
+struct cache_state {
+	size_t probed;	   /* counted profiled runs with a reading */
+	size_t contended;  /* of them, with the shared cache contended */
+	double line_ns;	   /* the median reading after an idle spell */
+	double hot_ns;	   /* the median reading straight after the warming pass */
+	/* The relocate phase of the valid runs in each state (n 0: none). */
+	struct summary reloc_calm, reloc_contended;
+};
+
+/* From the counted profiled runs' breakdowns. All zero when nothing was probed. */
+void cache_state_build(const struct trace *t, const struct run_breakdown *bd, size_t nbd,
+		       struct cache_state *cs);
+
+/*
+ * The relocate phase the model is held to: the uncontended runs' median
+ * when at least CACHE_CALM_MIN of them ran and some were contended, else
+ * NAN (the phase's own median then).
+ */
+double cache_state_calm_reloc(const struct cache_state *cs);
+#define CACHE_CALM_MIN 5
+
+#endif
