@@ -77,6 +77,9 @@ struct cache_reading cache_probe_state(struct cache_probe *p)
 
 	(void)cache_probe_read(p);
 	r.hot_ns = cache_probe_read(p);
+	double again = cache_probe_read(p); /* the faster of two: a tenant slows one pass too */
+	if (again < r.hot_ns)
+		r.hot_ns = again;
 	nanosleep(&idle, NULL); /* a signal cuts it short: the reading is then just lower */
 	r.idle_ns = cache_probe_read(p);
 	return r;

@@ -53,7 +53,7 @@ static void print_text(const struct calib_result *r, const char *stored)
 	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
 	if (m->line_ns > 0)
 		printf("the shared cache: a line read after an idle spell %.1f ns (median), %.1f "
-		       "hot; contended in %.0f%% of the runs, which the fit leaves out where it "
+		       "when hot (the fastest); contended in %.0f%% of the runs, which the fit leaves out where it "
 		       "can\n",
 		       m->line_ns, m->line_hot_ns, m->line_contended_pct);
 	if (stored)

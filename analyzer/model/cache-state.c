@@ -15,21 +15,36 @@ static double median_of(double *v, size_t n)
 	return s.median;
 }
 
-void cache_state_build(const struct trace *t, const struct run_breakdown *bd, size_t nbd,
-		       struct cache_state *cs)
+/* The fastest hot reading of the probed runs: the reference the idle ones are held to. */
+static double fastest_hot(const struct trace *t, const struct run_breakdown *bd, size_t nbd)
 {
-	double *idle = xmalloc((nbd + 1) * sizeof *idle), *hot = xmalloc((nbd + 1) * sizeof *hot),
-	       *calm = xmalloc((nbd + 1) * sizeof *calm), *busy = xmalloc((nbd + 1) * sizeof *busy);
+	double f = INFINITY;
+
+	for (size_t i = 0; i < nbd; i++) {
+		const struct trace_run *r = &t->run[bd[i].run];
+		if (r->line_ns > 0 && r->line_hot_ns > 0)
+			f = fmin(f, r->line_hot_ns);
+	}
+	return isinf(f) ? 0 : f;
+}
+
+void cache_state_build(const struct trace *t, const struct run_breakdown *bd, size_t nbd,
+		       double calib_hot_ns, struct cache_state *cs)
+{
+	double *idle = xmalloc((nbd + 1) * sizeof *idle), *calm = xmalloc((nbd + 1) * sizeof *calm),
+	       *busy = xmalloc((nbd + 1) * sizeof *busy);
 	size_t ncalm = 0, nbusy = 0;
 
 	memset(cs, 0, sizeof *cs);
+	cs->hot_ns = fastest_hot(t, bd, nbd);
+	if (calib_hot_ns > 0 && (!cs->hot_ns || calib_hot_ns < cs->hot_ns))
+		cs->hot_ns = calib_hot_ns;
 	for (size_t i = 0; i < nbd; i++) {
 		const struct trace_run *r = &t->run[bd[i].run];
 		if (!(r->line_ns > 0))
 			continue;
-		bool contended = cache_reading_contended(r->line_ns, r->line_hot_ns);
-		idle[cs->probed] = r->line_ns;
-		hot[cs->probed++] = r->line_hot_ns;
+		bool contended = cache_reading_contended(r->line_ns, cs->hot_ns);
+		idle[cs->probed++] = r->line_ns;
 		cs->contended += contended;
 		if (bd[i].valid && !isnan(bd[i].phase_us[PH_RELOCATE])) {
 			if (contended)
@@ -38,14 +53,11 @@ void cache_state_build(const struct trace *t, const struct run_breakdown *bd, si
 				calm[ncalm++] = bd[i].phase_us[PH_RELOCATE];
 		}
 	}
-	if (cs->probed) {
+	if (cs->probed)
 		cs->line_ns = median_of(idle, cs->probed);
-		cs->hot_ns = median_of(hot, cs->probed);
-	}
 	summarize(calm, ncalm, &cs->reloc_calm);
 	summarize(busy, nbusy, &cs->reloc_contended);
 	free(idle);
-	free(hot);
 	free(calm);
 	free(busy);
 }

@@ -20,14 +20,19 @@ struct cache_state {
 	size_t probed;	   /* counted profiled runs with a reading */
 	size_t contended;  /* of them, with the shared cache contended */
 	double line_ns;	   /* the median reading after an idle spell */
-	double hot_ns;	   /* the median reading straight after the warming pass */
+	double hot_ns;	   /* the fastest hot reading, the calibration's included */
 	/* The relocate phase of the valid runs in each state (n 0: none). */
 	struct summary reloc_calm, reloc_contended;
 };
 
-/* From the counted profiled runs' breakdowns. All zero when nothing was probed. */
+/*
+ * From the counted profiled runs' breakdowns; calib_hot_ns is the
+ * calibration's fastest hot reading (0: none), which stands for the
+ * machine's own when a tenant slowed every hot pass of the session. All
+ * zero when nothing was probed.
+ */
 void cache_state_build(const struct trace *t, const struct run_breakdown *bd, size_t nbd,
-		       struct cache_state *cs);
+		       double calib_hot_ns, struct cache_state *cs);
 
 /*
  * The relocate phase the model is held to: the uncontended runs' median

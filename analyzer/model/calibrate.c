@@ -342,8 +342,6 @@ static int measure_pass(const struct calib_opts *o, size_t n, const struct profi
 				if (rep.bd[k].valid && !isnan(rep.bd[k].phase_us[PH_RELOCATE])) {
 					const struct trace_run *tr = &t[i].run[rep.bd[k].run];
 					b->reloc[b->n] = rep.bd[k].phase_us[PH_RELOCATE];
-					b->contended[b->n] =
-						cache_reading_contended(tr->line_ns, tr->line_hot_ns);
 					b->line[b->n] = tr->line_ns;
 					b->hot[b->n++] = tr->line_hot_ns;
 				}
@@ -363,33 +361,39 @@ static double median3(double a, double b, double c)
 }
 
 /*
- * The shared cache over every block: the median readings after an idle
- * spell and hot, and the share of runs read contended.
+ * The shared cache over every block: the median reading after an idle
+ * spell, the fastest hot one (base/cacheprobe.h; the previous
+ * calibration's, prev_hot_ns, when faster: a tenant streaming all along
+ * slows every hot pass too), each run's state, and the share of runs read
+ * contended.
  */
-static void cache_over_blocks(const struct block_runs *runs, size_t nb, struct model_coefs *m)
+static void cache_over_blocks(struct block_runs *runs, size_t nb, double prev_hot_ns,
+			      struct model_coefs *m)
 {
 	size_t total = 0, k = 0, busy = 0;
-	double *idle, *hot;
+	double *idle, fastest = prev_hot_ns > 0 ? prev_hot_ns : INFINITY;
 	struct summary s;
 
-	for (size_t i = 0; i < nb; i++)
+	for (size_t i = 0; i < nb; i++) {
 		total += runs[i].n;
-	idle = xmalloc((total + 1) * sizeof *idle);
-	hot = xmalloc((total + 1) * sizeof *hot);
-	for (size_t i = 0; i < nb; i++)
 		for (size_t j = 0; j < runs[i].n; j++)
+			if (runs[i].line[j] > 0 && runs[i].hot[j] > 0)
+				fastest = fmin(fastest, runs[i].hot[j]);
+	}
+	idle = xmalloc((total + 1) * sizeof *idle);
+	for (size_t i = 0; i < nb; i++)
+		for (size_t j = 0; j < runs[i].n; j++) {
+			runs[i].contended[j] = cache_reading_contended(runs[i].line[j], fastest);
 			if (runs[i].line[j] > 0) {
 				busy += runs[i].contended[j];
-				idle[k] = runs[i].line[j];
-				hot[k++] = runs[i].hot[j];
+				idle[k++] = runs[i].line[j];
 			}
+		}
 	summarize(idle, k, &s);
 	m->line_ns = k ? s.median : 0;
-	summarize(hot, k, &s);
-	m->line_hot_ns = k ? s.median : 0;
+	m->line_hot_ns = k && !isinf(fastest) ? fastest : 0;
 	m->line_contended_pct = k ? 100.0 * (double)busy / (double)k : 0;
 	free(idle);
-	free(hot);
 }
 
 /*
@@ -429,8 +433,12 @@ static int measure_runs(const struct calib_opts *o, size_t n, const struct profi
 
 	for (size_t p = 0; !r && p < CALIB_PASSES && !interrupt_requested(); p++)
 		r = measure_pass(o, n, cmds, &runs[p], &load[p], &exit_us[p], CALIB_PASSES);
-	if (!r)
-		cache_over_blocks(runs, n * CALIB_PASSES, &res->coefs);
+	if (!r) {
+		struct model_coefs prev;
+		model_load(&prev);
+		cache_over_blocks(runs, n * CALIB_PASSES, prev.calibrated ? prev.line_hot_ns : 0,
+				  &res->coefs);
+	}
 	for (size_t i = 0; !r && i < n; i++) {
 		for (size_t p = 0; p < CALIB_PASSES; p++)
 			x[p] = block_reloc(&runs[i * CALIB_PASSES + p]);

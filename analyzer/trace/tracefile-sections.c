@@ -74,6 +74,7 @@ enum model_tag {
 	MODEL_TAG_SOURCE = 9,
 	MODEL_TAG_MACHINE = 10,
 	MODEL_TAG_CREATED = 11,
+	MODEL_TAG_LINE_HOT_NS = 12, /* the calibration's fastest hot cache-probe reading */
 };
 
 enum run_tag {
@@ -188,6 +189,8 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	tlv_str(b, MODEL_TAG_SOURCE, m->source);
 	tlv_str(b, MODEL_TAG_MACHINE, m->machine);
 	tlv_str(b, MODEL_TAG_CREATED, m->created);
+	if (m->line_hot_ns > 0)
+		tlv_f64(b, MODEL_TAG_LINE_HOT_NS, m->line_hot_ns);
 }
 
 static void encode_object(const struct trace_object *o, struct bbuf *b)
@@ -517,6 +520,12 @@ static void copy_str(char *dst, size_t n, struct cursor *v)
 	free(s);
 }
 
+/* A cache-probe reading: NaN, negative or absurd is damage, read as not probed. */
+static double sane_ns(double ns)
+{
+	return ns >= 0 && ns < 1e9 ? ns : 0;
+}
+
 static bool decode_model_field(unsigned tag, struct cursor *v, struct model_coefs *m,
 			       struct tf_decode_state *st, int *fixed)
 {
@@ -556,6 +565,9 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct model_coef
 	case MODEL_TAG_CREATED:
 		copy_str(m->created, sizeof m->created, v);
 		break;
+	case MODEL_TAG_LINE_HOT_NS:
+		m->line_hot_ns = sane_ns(val_f64(v));
+		break;
 	}
 	return !v->bad;
 }
@@ -571,12 +583,6 @@ static int decode_model(struct cursor *c, struct trace *t, struct tf_decode_stat
 		if (!decode_model_field(tag, &v, &t->model, st, &fixed))
 			return set_err(err, EPROTO, "damaged MODEL field %u", tag);
 	return c->bad ? set_err(err, EPROTO, "damaged MODEL section") : 0;
-}
-
-/* A cache-probe reading: NaN, negative or absurd is damage, read as not probed. */
-static double sane_ns(double ns)
-{
-	return ns >= 0 && ns < 1e9 ? ns : 0;
 }
 
 static bool decode_run_field(unsigned tag, struct cursor *v, struct trace_run *r,

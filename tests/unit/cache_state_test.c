@@ -67,7 +67,7 @@ static void test_states(void)
 
 	/* Hot at 12 ns: a reading above 36 ns was contended. */
 	fake(&t, bd, 8, line, reloc);
-	cache_state_build(&t, bd, 8, &cs);
+	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.probed == 8 && cs.contended == 3 && cs.hot_ns == 12);
 	CHECK(cs.line_ns == 13.5);
 	CHECK(cs.reloc_calm.n == 5 && cs.reloc_calm.median == 2480);
@@ -75,7 +75,7 @@ static void test_states(void)
 	CHECK(cache_state_calm_reloc(&cs) == 2480);
 	/* An invalid run counts in the state, not in the phases. */
 	bd[0].valid = false;
-	cache_state_build(&t, bd, 8, &cs);
+	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.contended == 3 && cs.reloc_calm.n == 4);
 	/* Fewer than CACHE_CALM_MIN calm runs: the residual keeps the whole phase. */
 	CHECK(isnan(cache_state_calm_reloc(&cs)));
@@ -84,19 +84,31 @@ static void test_states(void)
 	/* All contended, or none: no split. */
 	double busy[8] = {100, 101, 102, 103, 104, 105, 106, 107};
 	fake(&t, bd, 8, busy, reloc);
-	cache_state_build(&t, bd, 8, &cs);
+	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.contended == 8 && cs.reloc_calm.n == 0 && isnan(cache_state_calm_reloc(&cs)));
+	/*
+	 * A tenant slowing every hot pass of the session too (here 40 ns): the
+	 * calibration's fastest hot reading stands for the machine's own.
+	 */
+	for (size_t i = 0; i < 8; i++)
+		t.run[i].line_hot_ns = 40;
+	cache_state_build(&t, bd, 8, 0, &cs);
+	CHECK(cs.hot_ns == 40 && cs.contended == 0);
+	cache_state_build(&t, bd, 8, 11, &cs);
+	CHECK(cs.hot_ns == 11 && cs.contended == 8);
+	cache_state_build(&t, bd, 8, 60, &cs); /* a slower calibration changes nothing */
+	CHECK(cs.hot_ns == 40 && cs.contended == 0);
 	free(t.run);
 	double calm[8] = {12, 13, 14, 15, 16, 17, 18, 19};
 	fake(&t, bd, 8, calm, reloc);
-	cache_state_build(&t, bd, 8, &cs);
+	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.contended == 0 && cs.reloc_calm.n == 8 && isnan(cache_state_calm_reloc(&cs)));
 	free(t.run);
 
 	/* Never probed (an older trace): nothing. */
 	double none[8] = {0};
 	fake(&t, bd, 8, none, reloc);
-	cache_state_build(&t, bd, 8, &cs);
+	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.probed == 0 && cs.contended == 0 && cs.line_ns == 0);
 	CHECK(isnan(cache_state_calm_reloc(&cs)));
 	free(t.run);
