@@ -5,9 +5,12 @@
 #include "base/cacheprobe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 enum { LINE = 64 };
@@ -83,4 +86,41 @@ struct cache_reading cache_probe_state(struct cache_probe *p)
 	nanosleep(&idle, NULL); /* a signal cuts it short: the reading is then just lower */
 	r.idle_ns = cache_probe_read(p);
 	return r;
+}
+
+int cache_probe_isolated(size_t bytes, struct cache_reading *r, struct errbuf *err)
+{
+	int fd[2], status, ret = 0;
+	pid_t pid;
+
+	if (pipe2(fd, O_CLOEXEC))
+		return set_err(err, -errno, "cache probe: pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		ret = set_err(err, -errno, "cache probe: fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) { /* the child: measure, write the reading, leave without atexit */
+		struct cache_probe p;
+		struct errbuf e;
+		struct cache_reading c = {0, 0};
+		if (!cache_probe_init(&p, bytes, &e))
+			c = cache_probe_state(&p);
+		_exit(write(fd[1], &c, sizeof c) == (ssize_t)sizeof c ? 0 : 1);
+	}
+	close(fd[1]);
+	fd[1] = -1;
+	ssize_t n;
+	do
+		n = read(fd[0], r, sizeof *r);
+	while (n < 0 && errno == EINTR);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof *r || !(r->idle_ns > 0))
+		ret = set_err(err, -EIO, "cache probe: the child gave no reading");
+out:
+	close(fd[0]);
+	if (fd[1] >= 0)
+		close(fd[1]);
+	return ret;
 }

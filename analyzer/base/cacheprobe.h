@@ -48,6 +48,13 @@ struct cache_reading cache_probe_state(struct cache_probe *p);
 #define CACHE_PROBE_IDLE_MS 15
 
 /*
+ * cache_probe_state in a child process with a buffer of its own: the
+ * launcher's memory, whose peak the kernel counts in each program's max RSS
+ * (run/spawn.h), stays as it was. 0, or -errno with err set.
+ */
+int cache_probe_isolated(size_t bytes, struct cache_reading *r, struct errbuf *err);
+
+/*
  * An idle reading this many times the fastest hot one of the session:
  * another tenant evicted the buffer from the shared cache while we idled
  * (the two states read 12-20 and 90-120 ns). The fastest, because a hot

@@ -223,7 +223,6 @@ static void explain_profiled_failure(const struct runner_side *sd)
 #define CACHE_PROBE_EVERY_NS 400000000ull /* 16 ms a reading: about 4% of the time */
 
 struct probe_log {
-	struct cache_probe cp;
 	bool on;
 	uint64_t last_ns;
 	size_t k, cap, nsides;
@@ -233,12 +232,9 @@ struct probe_log {
 
 static void probe_log_init(struct probe_log *pl, size_t nsides)
 {
-	struct errbuf err;
-
 	memset(pl, 0, sizeof *pl);
 	pl->nsides = nsides;
-	/* Without the buffer the runs just carry no state (line_ns 0). */
-	pl->on = !cache_probe_init(&pl->cp, CACHE_PROBE_BYTES, &err);
+	pl->on = true;
 }
 
 static void probe_take(struct probe_log *pl, const struct runner_side *sides, bool due_only)
@@ -250,7 +246,12 @@ static void probe_take(struct probe_log *pl, const struct runner_side *sides, bo
 		pl->ns = xrealloc(pl->ns, pl->cap * sizeof *pl->ns);
 		pl->at = xrealloc(pl->at, pl->cap * pl->nsides * sizeof *pl->at);
 	}
-	pl->ns[pl->k] = cache_probe_state(&pl->cp);
+	struct errbuf err;
+	/* Without a reading the runs just carry no state (line_ns 0), and probing stops. */
+	if (cache_probe_isolated(CACHE_PROBE_BYTES, &pl->ns[pl->k], &err)) {
+		pl->on = false;
+		return;
+	}
 	for (size_t i = 0; i < pl->nsides; i++)
 		pl->at[pl->k * pl->nsides + i] = sides[i].t->nrun;
 	pl->k++;
@@ -279,8 +280,6 @@ static void probe_label(const struct probe_log *pl, const struct runner_side *si
 
 static void probe_log_fini(struct probe_log *pl)
 {
-	if (pl->on)
-		cache_probe_fini(&pl->cp);
 	free(pl->ns);
 	free(pl->at);
 }

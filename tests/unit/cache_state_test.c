@@ -36,6 +36,10 @@ static void test_probe(void)
 	CHECK(!cache_reading_contended(100, 0)); /* no hot reading: nothing to compare */
 	cache_probe_fini(&p);
 	CHECK(p.lines == NULL);
+	/* In a child of its own, the launcher's memory untouched. */
+	struct cache_reading c = {0, 0};
+	CHECK(cache_probe_isolated(256 * 1024, &c, &err) == 0 && c.idle_ns > 0 && c.hot_ns > 0);
+	CHECK(cache_probe_isolated(64, &c, &err) != 0); /* the child's own failure comes back */
 }
 
 /* n counted profiled runs; run i reads line[i] ns (12 hot) and relocates in reloc[i] us. */
