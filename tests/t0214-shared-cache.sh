@@ -38,4 +38,15 @@ check "the streaming load makes runs read contended ($busy of 10; fastest hot $h
 diag "$(json_eval "$TMP/busy.json" "d['shared_cache']")"
 LDPROF_CALIBRATION=$TMP/calibration "$LDPROF" report "$TMP/busy.ldprof" >"$TMP/busy.txt"
 check "the text report says so" grep -q "the shared cache was contended in $busy of 10 runs" "$TMP/busy.txt"
+check "a calm calibration earns no note about itself" sh -c "! grep -q 'the calibration ran with the shared cache contended' '$TMP/busy.txt'"
+
+# A calibration made while the cache was contended says so in every report.
+grep -v '^line_ns ' "$TMP/calibration" >"$TMP/contended-calibration"
+printf 'line_ns 120 %s 100\n' "$hot" >>"$TMP/contended-calibration"
+LDPROF_CALIBRATION=$TMP/contended-calibration "$LDPROF" record -n 3 -w 0 -o "$TMP/note.ldprof" \
+	"$prog" >/dev/null 2>&1
+"$LDPROF" report --json "$TMP/note.ldprof" >"$TMP/note.json"
+expect_eq "a calibration made contended is noted, from the trace file too" true \
+	"$(json_eval "$TMP/note.json" \
+	"any('the calibration ran with the shared cache contended in 100% of its runs' in n for n in d['notes'])")"
 done_testing

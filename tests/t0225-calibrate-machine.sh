@@ -15,6 +15,9 @@ expect_eq "the noise is the fixed cost's CI against it" true \
 	"$(json_eval "$TMP/cal.json" "d['noise_pct'] >= 0 and isinstance(d['warnings'], list)")"
 check "the fault cost is stored" grep -Eq '^fault_us [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"
 check "the exit path is stored" grep -Eq '^exit_us [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"
+check "the shared cache's state is stored" grep -Eq '^line_ns [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"
+expect_eq "and printed: readings, and a share of the runs" true \
+	"$(json_eval "$TMP/cal.json" "d['line_ns'] > 0 and 0 < d['line_hot_ns'] and 0 <= d['line_contended_pct'] <= 100")"
 # A warning per doubtful figure goes to stderr, each as "ldprof: calibrate: warning: ...".
 n=$(json_eval "$TMP/cal.json" "len(d['warnings'])")
 expect_eq "each warning is printed" "$n" "$(grep -c '^ldprof: calibrate: warning: the machine was busy' "$TMP/cal.err")"

@@ -158,7 +158,8 @@ int calibrate_machine(struct calib_result *res, struct errbuf *err)
 			       "quiet machine",
 			       m->noise_pct, CALIB_NOISE_MAX_PCT));
 	if (m->line_contended_pct > CALIB_CACHE_BUSY_PCT)
-		warn(res, xasprintf("the shared cache was contended in %.0f%% of the runs (a line "
+		warn(res, xasprintf("the machine was busy: the shared cache was contended in "
+				    "%.0f%% of the runs (a line "
 				    "read after an idle spell took %.0f ns, %.0f when hot): another "
 				    "tenant streams through it; the fit kept the uncontended runs "
 				    "where there were enough; calibrate again on a quieter machine",

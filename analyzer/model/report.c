@@ -8,6 +8,7 @@
 
 #include "ldprof-record.h"
 #include "model/analyze.h"
+#include "model/calibrate-machine.h"
 #include "model/samples.h"
 
 char *describe_status(int st)
@@ -348,6 +349,13 @@ static void add_notes(const struct trace *t, struct report *rep)
 		     untimed);
 	if (rep->interrupted)
 		note(rep, "interrupted: the report covers the %zu runs completed", rep->runs);
+	if (rep->reloc_by_model && t->model.calibrated &&
+	    t->model.line_contended_pct > CALIB_CACHE_BUSY_PCT)
+		note(rep,
+		     "the calibration ran with the shared cache contended in %.0f%% of its runs: "
+		     "its prices for reading ld.so's tables are those of a machine whose other "
+		     "tenants stream through the cache; calibrate again when it is calm",
+		     t->model.line_contended_pct);
 }
 
 /*

@@ -75,6 +75,7 @@ enum model_tag {
 	MODEL_TAG_MACHINE = 10,
 	MODEL_TAG_CREATED = 11,
 	MODEL_TAG_LINE_HOT_NS = 12, /* the calibration's fastest hot cache-probe reading */
+	MODEL_TAG_LINE_CONTENDED_PCT = 13, /* ...and the share of its runs read contended */
 };
 
 enum run_tag {
@@ -189,8 +190,10 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	tlv_str(b, MODEL_TAG_SOURCE, m->source);
 	tlv_str(b, MODEL_TAG_MACHINE, m->machine);
 	tlv_str(b, MODEL_TAG_CREATED, m->created);
-	if (m->line_hot_ns > 0)
+	if (m->line_hot_ns > 0) {
 		tlv_f64(b, MODEL_TAG_LINE_HOT_NS, m->line_hot_ns);
+		tlv_f64(b, MODEL_TAG_LINE_CONTENDED_PCT, m->line_contended_pct);
+	}
 }
 
 static void encode_object(const struct trace_object *o, struct bbuf *b)
@@ -567,6 +570,11 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct model_coef
 		break;
 	case MODEL_TAG_LINE_HOT_NS:
 		m->line_hot_ns = sane_ns(val_f64(v));
+		break;
+	case MODEL_TAG_LINE_CONTENDED_PCT:
+		m->line_contended_pct = val_f64(v);
+		if (!(m->line_contended_pct >= 0 && m->line_contended_pct <= 100))
+			m->line_contended_pct = 0;
 		break;
 	}
 	return !v->bad;

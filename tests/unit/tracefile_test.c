@@ -50,7 +50,7 @@ static void test_roundtrip(void)
 	fake_trace(&t, &(struct fake_opts){.runs = 100, .slow = 1});
 	for (size_t i = 0; i < t.nrun; i++) /* the shared cache's state, every third contended */
 		t.run[i].line_ns = i % 3 ? 12.5 : 104.25, t.run[i].line_hot_ns = 11.75;
-	t.model.line_hot_ns = 10.5;
+	t.model.line_hot_ns = 10.5, t.model.line_contended_pct = 62.5;
 	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
@@ -69,7 +69,7 @@ static void test_roundtrip(void)
 	CHECK(u.run[7].reap_ts == t.run[7].reap_ts && u.run[9].usage.minflt == 100);
 	CHECK(u.run[9].line_ns == 104.25 && u.run[10].line_ns == 12.5);
 	CHECK(u.run[9].line_hot_ns == 11.75 && u.run[10].line_hot_ns == 11.75);
-	CHECK(u.model.line_hot_ns == 10.5);
+	CHECK(u.model.line_hot_ns == 10.5 && u.model.line_contended_pct == 62.5);
 
 	char *a = report_json(&t), *c = report_json(&u);
 	CHECK(a && c && !strcmp(a, c));
