@@ -216,11 +216,11 @@ static void explain_profiled_failure(const struct runner_side *sd)
 /*
  * The shared cache's state through the runs (base/cacheprobe.h): a reading
  * after the warmup, then after a round whenever CACHE_PROBE_EVERY_NS have
- * passed, and one at the end. Each run is given the higher of the readings
- * on either side of it: a run next to a contended reading may have been
- * contended.
+ * passed, and one at the end. Each run is given, of the readings on either
+ * side of it, the one slower after its idle spell: a run next to a
+ * contended reading may have been contended.
  */
-#define CACHE_PROBE_EVERY_NS 400000000ull /* 16 ms a reading: about 4% of the time */
+#define CACHE_PROBE_EVERY_NS 400000000ull /* 17 to 30 ms a reading: 4 to 7% of the time */
 
 struct probe_log {
 	bool on;
@@ -308,7 +308,7 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 			break;
 		probe_take(&pl, sides, true);
 	}
-	if (!interrupt_requested())
+	if (!r && !interrupt_requested())
 		probe_take(&pl, sides, false);
 	probe_label(&pl, sides);
 	probe_log_fini(&pl);
