@@ -39,7 +39,15 @@ check "names read out of order are cold lines (scatter-64: $shuf, names-64: $seq
 check "scatter-64 hashes what names-64 hashes" \
 	awk -v a="$(feat names-64 hash_bytes)" -v b="$(feat scatter-64 hash_bytes)" \
 	'BEGIN { exit !(a > 0 && a == b) }'
-for c in hash_bytes cmp_bytes cold_lines; do
+# depth-24: the 2000 lookups from user find prov past 24 fillers, at scope
+# position 25 (the executable is 0): 14 probes each past the twelfth object.
+# The process's other lookups (libc's, ld.so's) probe at most 17 deep.
+deep=$(feat depth-24 deep_probes)
+others=$(($(feat depth-24 lookups | cut -d. -f1) - 2000))
+check "a long scope's probes past the twelfth object are counted (depth-24: $deep, want 28000 and at most 17 for each of $others other lookups)" \
+	awk -v d="$deep" -v o="$others" 'BEGIN { exit !(d >= 28000 && d <= 28000 + 17 * o) }'
+check "a short scope has none (depth-0)" test "$(feat depth-0 deep_probes)" = 0
+for c in hash_bytes cmp_bytes cold_lines deep_probes; do
 	v=$(json_eval "$TMP/cal.json" "d['coef_us']['$c']")
 	check "the fit has a coefficient for $c ($v us)" test -n "$v"
 done

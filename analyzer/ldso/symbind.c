@@ -119,6 +119,7 @@ static void memo_finish(struct process *p, struct memo_use *mu)
 static void add_work(struct lookup_work *w, const struct memo_slot *s)
 {
 	w->probes += s->probes;
+	w->deep_probes += s->deep_probes;
 	w->bloom_rejects += s->bloom_rejects;
 	w->chain += s->chain;
 	w->strcmps += s->strcmps;
@@ -155,6 +156,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 	}
 	bool found = symbol_lookup_rest(p, u, req, &wr, res);
 	w->probes += wr.probes;
+	w->deep_probes += wr.deep_probes;
 	w->bloom_rejects += wr.bloom_rejects;
 	w->chain += wr.chain;
 	w->strcmps += wr.strcmps;
@@ -165,6 +167,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 			(struct memo_slot){found ? p->obj[res->val.obj]->scope_pos : -1,
 					   res->val.sym,
 					   (uint32_t)wr.probes,
+					   (uint32_t)wr.deep_probes,
 					   (uint32_t)wr.bloom_rejects,
 					   (uint32_t)wr.chain,
 					   (uint32_t)wr.strcmps,
@@ -357,6 +360,7 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 		bs->total.lookups += w->lookups;
 		bs->total.cached += w->cached;
 		bs->total.probes += w->probes;
+		bs->total.deep_probes += w->deep_probes;
 		bs->total.bloom_rejects += w->bloom_rejects;
 		bs->total.chain += w->chain;
 		bs->total.strcmps += w->strcmps;

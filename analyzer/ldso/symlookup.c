@@ -232,6 +232,7 @@ static bool lookup_list(struct process *p, struct unique_table *u, const int *li
 		if ((tclass & RTYPE_CLASS_COPY) && d->is_main)
 			continue;
 		w->probes++;
+		w->deep_probes += d->scope_pos >= LOOKUP_DEEP_FROM;
 		const struct elfobj *o = d->elf;
 		if (!o || !o->hash.nbuckets || !o->nsyms)
 			continue;

@@ -20,7 +20,7 @@
 struct memo_slot {
 	int32_t pos;  /* position in the global scope, -1: nothing */
 	uint32_t sym; /* symbol index there */
-	uint32_t probes, bloom_rejects, chain, strcmps, cmp_bytes;
+	uint32_t probes, deep_probes, bloom_rejects, chain, strcmps, cmp_bytes;
 	uint32_t cold_lines; /* as the program that built the memo read them first */
 	bool ok;	     /* a reusable answer */
 	bool ifunc;	     /* the definition is an IFUNC */

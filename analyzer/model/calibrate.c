@@ -35,7 +35,7 @@ struct lib_spec {
 
 struct prog_spec {
 	char name[32];
-	struct lib_spec libs[24];
+	struct lib_spec libs[52]; /* depth-48: 48 fillers, a provider and a user */
 	int nlibs;
 	bool relr;  /* link its libraries with -z pack-relative-relocs */
 	bool nolibc; /* no libc at all: what libc costs every other program */
@@ -69,7 +69,8 @@ static size_t plan(bool quick, struct prog_spec *ps)
 	static const long rel[] = {4000, 16000, 32000}, relr[] = {8000, 32000},
 			  pages[] = {32, 128, 256}, sym[] = {1000, 3000, 6000},
 			  depth[] = {0, 6, 12}, cached[] = {3000, 12000}, tls[] = {200, 800},
-			  ifunc[] = {200, 800}, objs[] = {8, 16}, names[] = {64, 160};
+			  ifunc[] = {200, 800}, objs[] = {8, 16}, names[] = {64, 160},
+			  deep[] = {24, 48};
 	size_t n = 0, q = quick ? 2 : 3;
 	struct prog_spec *p;
 
@@ -87,6 +88,16 @@ static size_t plan(bool quick, struct prog_spec *ps)
 		add_lib(p, "s", "-s %ld -n s", sym[i]);
 		NEW("depth-%ld", depth[i]);
 		add_exporters(p, "f", depth[i], 64);
+		add_lib(p, "prov", "-e %d -n prov", 2000);
+		add_lib(p, "user", "-x %d -X prov -n user", 2000);
+	}
+	/*
+	 * Long scopes, as a large C++ program's (cmake 49 objects, gdb 60): a
+	 * probe past the twelfth object costs more (deep_probes).
+	 */
+	for (size_t i = 0; i < (quick ? 1u : 2u); i++) {
+		NEW("depth-%ld", deep[i]);
+		add_exporters(p, "f", deep[i], 64);
 		add_lib(p, "prov", "-e %d -n prov", 2000);
 		add_lib(p, "user", "-x %d -X prov -n user", 2000);
 	}
@@ -591,7 +602,7 @@ static void describe_machine(struct model_coefs *m)
 
 int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbuf *err)
 {
-	struct prog_spec ps[40];
+	static struct prog_spec ps[40]; /* 280 KiB: off the stack; calibrate runs once a process */
 	struct model_coefs d;
 	char tmpl[] = "/tmp/ldprof-calibrate.XXXXXX";
 	const char *tmpdir = getenv("TMPDIR");

@@ -38,6 +38,7 @@ static const char *const feat_names[MODEL_NFEAT] = {
 	[MF_CMP_BYTES] = "cmp_bytes",
 	[MF_COLD_LINES] = "cold_lines",
 	[MF_LIBC] = "libc",
+	[MF_DEEP_PROBES] = "deep_probes",
 };
 
 const char *model_feat_name(enum model_feat f)
@@ -70,6 +71,8 @@ void model_defaults(struct model_coefs *m)
 	m->coef_us[MF_HASH_BYTES] = 0.00047;
 	m->coef_us[MF_CMP_BYTES] = 0.00017;
 	m->coef_us[MF_COLD_LINES] = 0.105;
+	/* A later calibration with the depth-24 and depth-48 programs (0.0045 us). */
+	m->coef_us[MF_DEEP_PROBES] = 0.0045;
 	m->dynamic_fixed_us = 132;
 	m->dynamic_fixed_lo = 89;
 	m->dynamic_fixed_hi = 147;

@@ -54,6 +54,7 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_RELR] = (double)e->relocs.relr;
 	f[MF_LOOKUPS] = (double)b->work.lookups;
 	f[MF_PROBES] = (double)b->work.probes;
+	f[MF_DEEP_PROBES] = (double)b->work.deep_probes;
 	f[MF_BLOOM] = (double)b->work.bloom_rejects;
 	f[MF_CHAIN] = (double)b->work.chain;
 	f[MF_STRCMPS] = (double)b->work.strcmps;

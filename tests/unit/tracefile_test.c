@@ -127,7 +127,13 @@ static bool reserved_byte(const struct bbuf *b, size_t i)
 	return false;
 }
 
-/* Flip each byte in turn: never a crash, and every change but to reserved bytes is refused. */
+/*
+ * Flip each byte in turn: never a crash, and every change but to reserved
+ * bytes is refused, or read as the very same trace: a zstd frame has bits
+ * its decoder does not use (an entropy table's description can hold some),
+ * and a flip there leaves the content, which its checksum vouches for,
+ * unchanged (seen once, when the model's counts grew by one).
+ */
 static void test_damage(void)
 {
 	struct trace t, u;
@@ -137,13 +143,19 @@ static void test_damage(void)
 	size_t missed = 0;
 
 	encode_fake(3, &b, &t);
+	char *want = report_json(&t);
 	for (size_t i = 0; i < b.len; i++) {
 		b.p[i] ^= 0x5a;
 		int r = tracefile_decode(b.p, b.len, &u, &info, &err);
+		if (!r && !reserved_byte(&b, i)) {
+			char *got = report_json(&u);
+			missed += !got || !want || strcmp(got, want) != 0;
+			free(got);
+		}
 		trace_free(&u);
 		b.p[i] ^= 0x5a;
-		missed += !r && !reserved_byte(&b, i);
 	}
+	free(want);
 	CHECK(missed == 0);
 	trace_free(&t);
 	bb_free(&b);
