@@ -38,6 +38,15 @@ expect_eq "an interval that holds 0 is no saving, and not advised" "no_gain Fals
 LDPROF_CALIBRATION=$TMP/cal "$LDPROF" -n 10 "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/t"
 check "text: it would not measurably help" grep -q "linking statically would not measurably help" "$TMP/t"
 
+# A calibration file that is there but cannot be read: the defaults, and a note.
+printf 'not a calibration\n' >"$TMP/garbage"
+LDPROF_CALIBRATION=$TMP/garbage "$LDPROF" -n 3 --json "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/g.json"
+expect_eq "a bad calibration file: the defaults stand in, and a note says why" "False True" \
+	"$(json_eval "$TMP/g.json" "str(d['reloc_model']['calibrated']) + ' ' + str(any('the calibration could not be read ($TMP/garbage: not an ldprof calibration' in n for n in d['notes']))")"
+LDPROF_CALIBRATION=$TMP/absent "$LDPROF" -n 3 --json "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/a.json"
+expect_eq "no file at all is the uncalibrated machine, without a note" false \
+	"$(json_eval "$TMP/a.json" "any('could not be read' in n for n in d['notes'])")"
+
 for bad in 40 -1,5 5,-1 x,y 40,500,1; do
 	"$LDPROF" calibrate --verdict-error "$bad" -o "$TMP/cal" >"$TMP/bad" 2>&1
 	expect_eq "--verdict-error $bad is refused" 2 $?

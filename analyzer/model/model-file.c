@@ -268,7 +268,13 @@ void model_load(struct model_coefs *m)
 	char *path = env && *env ? xstrdup(env) : model_default_path();
 	struct errbuf err;
 
-	if (model_read(path, m, &err))
+	int r = model_read(path, m, &err);
+	if (r) {
 		model_defaults(m);
+		/* No file is the uncalibrated machine (tests name a missing one for
+		   the defaults); one that is there and cannot be read is worth saying. */
+		if (r != -ENOENT)
+			snprintf(m->load_error, sizeof m->load_error, "%s", err.msg);
+	}
 	free(path);
 }

@@ -349,6 +349,9 @@ static void add_notes(const struct trace *t, struct report *rep)
 		     untimed);
 	if (rep->interrupted)
 		note(rep, "interrupted: the report covers the %zu runs completed", rep->runs);
+	if (t->model.load_error[0])
+		note(rep, "the calibration could not be read (%s): the built-in defaults stand in",
+		     t->model.load_error);
 	if (rep->reloc_by_model && t->model.calibrated &&
 	    t->model.line_contended_pct > CALIB_CACHE_BUSY_PCT)
 		note(rep,

@@ -77,6 +77,8 @@ struct model_coefs {
 	char source[256];  /* the calibration file, or "built-in defaults" */
 	char machine[256]; /* where the calibration was measured */
 	char created[32];  /* when, ISO 8601 UTC */
+	/* Why the calibration file could not be read (model_load), "" when it was or none exists. */
+	char load_error[512];
 };
 
 const char *model_feat_name(enum model_feat f);
