@@ -32,7 +32,7 @@ void cache_state_build(const struct trace *t, const struct run_breakdown *bd, si
 		       double calib_hot_ns, struct cache_state *cs)
 {
 	double *idle = xmalloc((nbd + 1) * sizeof *idle), *calm = xmalloc((nbd + 1) * sizeof *calm),
-	       *busy = xmalloc((nbd + 1) * sizeof *busy);
+	       *busy = xmalloc((nbd + 1) * sizeof *busy), *busy_idle = xmalloc((nbd + 1) * sizeof *busy_idle);
 	size_t ncalm = 0, nbusy = 0;
 
 	memset(cs, 0, sizeof *cs);
@@ -45,6 +45,8 @@ void cache_state_build(const struct trace *t, const struct run_breakdown *bd, si
 			continue;
 		bool contended = cache_reading_contended(r->line_ns, cs->hot_ns);
 		idle[cs->probed++] = r->line_ns;
+		if (contended)
+			busy_idle[cs->contended] = r->line_ns;
 		cs->contended += contended;
 		if (bd[i].valid && !isnan(bd[i].phase_us[PH_RELOCATE])) {
 			if (contended)
@@ -55,9 +57,12 @@ void cache_state_build(const struct trace *t, const struct run_breakdown *bd, si
 	}
 	if (cs->probed)
 		cs->line_ns = median_of(idle, cs->probed);
+	if (cs->contended)
+		cs->contended_line_ns = median_of(busy_idle, cs->contended);
 	summarize(calm, ncalm, &cs->reloc_calm);
 	summarize(busy, nbusy, &cs->reloc_contended);
 	free(idle);
+	free(busy_idle);
 	free(calm);
 	free(busy);
 }

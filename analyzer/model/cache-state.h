@@ -20,6 +20,7 @@ struct cache_state {
 	size_t probed;	   /* counted profiled runs with a reading */
 	size_t contended;  /* of them, with the shared cache contended */
 	double line_ns;	   /* the median reading after an idle spell */
+	double contended_line_ns; /* the same over the contended runs (0: none) */
 	double hot_ns;	   /* the fastest hot reading, the calibration's included */
 	/* The relocate phase of the valid runs in each state (n 0: none). */
 	struct summary reloc_calm, reloc_contended;

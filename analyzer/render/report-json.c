@@ -344,6 +344,7 @@ static void cache_state(struct json *j, const struct report *rep)
 	json_num(j, "contended_runs", (double)c->contended);
 	json_num(j, "line_ns", c->line_ns);
 	json_num(j, "line_hot_ns", c->hot_ns);
+	json_num(j, "contended_line_ns", c->contended ? c->contended_line_ns : NAN);
 	json_num(j, "relocate_uncontended_us", c->reloc_calm.n ? c->reloc_calm.median : NAN);
 	json_num(j, "relocate_contended_us",
 		 c->reloc_contended.n ? c->reloc_contended.median : NAN);

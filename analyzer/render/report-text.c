@@ -197,7 +197,7 @@ static void cache_line(const struct text_out *o, const struct report *rep)
 	fprintf(o->f,
 		"  %sthe shared cache was contended in %zu of %zu runs (a line read after an idle "
 		"spell took %.0f ns, %.0f when hot)",
-		DIM(o), c->contended, c->probed, c->line_ns, c->hot_ns);
+		DIM(o), c->contended, c->probed, c->contended_line_ns, c->hot_ns);
 	if (c->reloc_calm.n && c->reloc_contended.n) {
 		text_dur(o, calm, sizeof calm, c->reloc_calm.median);
 		text_dur(o, busy, sizeof busy, c->reloc_contended.median);

@@ -73,7 +73,7 @@ static void test_states(void)
 	fake(&t, bd, 8, line, reloc);
 	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.probed == 8 && cs.contended == 3 && cs.hot_ns == 12);
-	CHECK(cs.line_ns == 13.5);
+	CHECK(cs.line_ns == 13.5 && cs.contended_line_ns == 100);
 	CHECK(cs.reloc_calm.n == 5 && cs.reloc_calm.median == 2480);
 	CHECK(cs.reloc_contended.n == 3 && cs.reloc_contended.median == 3300);
 	CHECK(cache_state_calm_reloc(&cs) == 2480);
