@@ -31,8 +31,8 @@ static double fastest_hot(const struct trace *t, const struct run_breakdown *bd,
 void cache_state_build(const struct trace *t, const struct run_breakdown *bd, size_t nbd,
 		       double calib_hot_ns, struct cache_state *cs)
 {
-	double *idle = xmalloc((nbd + 1) * sizeof *idle), *calm = xmalloc((nbd + 1) * sizeof *calm),
-	       *busy = xmalloc((nbd + 1) * sizeof *busy), *busy_idle = xmalloc((nbd + 1) * sizeof *busy_idle);
+	size_t sz = (nbd + 1) * sizeof(double);
+	double *idle = xmalloc(sz), *busy_idle = xmalloc(sz), *calm = xmalloc(sz), *busy = xmalloc(sz);
 	size_t ncalm = 0, nbusy = 0;
 
 	memset(cs, 0, sizeof *cs);

@@ -43,4 +43,10 @@ void cache_state_build(const struct trace *t, const struct run_breakdown *bd, si
 double cache_state_calm_reloc(const struct cache_state *cs);
 #define CACHE_CALM_MIN 5
 
+/*
+ * A calibration whose runs read the cache contended in more than this share:
+ * a busy machine (calibrate warns; reports using it say so).
+ */
+#define CACHE_BUSY_PCT 50.0
+
 #endif

@@ -1,4 +1,5 @@
 #include "model/calibrate-machine.h"
+#include "model/cache-state.h"
 
 #include "base/nnls.h"
 #include "model/model.h"
@@ -157,7 +158,7 @@ int calibrate_machine(struct calib_result *res, struct errbuf *err)
 			       "only to \u00b1%.0f%% (more than %.0f%%); calibrate again on a "
 			       "quiet machine",
 			       m->noise_pct, CALIB_NOISE_MAX_PCT));
-	if (m->line_contended_pct > CALIB_CACHE_BUSY_PCT)
+	if (m->line_contended_pct > CACHE_BUSY_PCT)
 		warn(res, xasprintf("the machine was busy: the shared cache was contended in "
 				    "%.0f%% of the runs (a line "
 				    "read after an idle spell took %.0f ns, %.0f when hot): another "

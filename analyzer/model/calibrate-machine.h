@@ -36,8 +36,6 @@ double model_table_kib(const double feat[MODEL_NFEAT]);
 
 /* A CI half-width of the fixed cost above this share of it: a busy machine. */
 #define CALIB_NOISE_MAX_PCT 10.0
-/* The shared cache contended in more than this share of the runs: a busy machine. */
-#define CALIB_CACHE_BUSY_PCT 50.0
 /* Faults this many times slower than at rest: a busy machine. */
 #define CALIB_FAULT_BUSY_RATIO 1.5
 

@@ -8,7 +8,6 @@
 
 #include "ldprof-record.h"
 #include "model/analyze.h"
-#include "model/calibrate-machine.h"
 #include "model/samples.h"
 
 char *describe_status(int st)
@@ -353,7 +352,7 @@ static void add_notes(const struct trace *t, struct report *rep)
 		note(rep, "the calibration could not be read (%s): the built-in defaults stand in",
 		     t->model.load_error);
 	if (rep->reloc_by_model && t->model.calibrated &&
-	    t->model.line_contended_pct > CALIB_CACHE_BUSY_PCT)
+	    t->model.line_contended_pct > CACHE_BUSY_PCT)
 		note(rep,
 		     "the calibration ran with the shared cache contended in %.0f%% of its runs: "
 		     "its prices for reading ld.so's tables are those of a machine whose other "

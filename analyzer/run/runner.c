@@ -296,7 +296,8 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 	for (unsigned long w = 0; w < p->warmup && !r; w++)
 		for (size_t i = 0; i < n && !r; i++)
 			r = round_of(&sides[i], p, true, err);
-	probe_take(&pl, sides, false);
+	if (!r)
+		probe_take(&pl, sides, false);
 	start = mono_ns();
 	while (!r) {
 		bool done = true;
