@@ -1,5 +1,5 @@
 #!/bin/sh
-# --sample: what runs inside each phase. A constructor that spins 2 ms in
+# --sample: what runs inside each phase. A constructor that spins 4 ms in
 # spin_in_ctor holds >= 90% of the init phase's samples, under its library;
 # the timed runs stay exactly the runs asked for; the trace file keeps the
 # samples and reports them on its own, without the binaries; the folded
@@ -8,6 +8,9 @@
 # perf_event_open still gives the timing report and exit 0 (1 with
 # --sample-required); lost samples
 # and -f are told; chrome shows the samples on the sampled run's track.
+# 4 ms, not 2: the rest of init (the shim's hooks, libc's start, lazy
+# binds, page faults) took 3-15% of a 2 ms spin's samples while another
+# tenant streamed through the shared cache, and CI failed at 90% once.
 . "$(dirname "$0")/lib.sh"
 
 src=$FIXTURES/sample-ctor
@@ -45,13 +48,13 @@ check "spin_in_ctor's samples are init's, <= 3% in another phase (in init, elsew
 v=$(json_eval "$TMP/j" "sum(1 for p in d['samples']['phases'] if p['name'] == 'main' for f in p['functions'] if f['name'] == 'spin;in;main' and f['self_share'] > 0.5)")
 expect_eq "main's samples are mostly in spin;in;main, its name kept in JSON" 1 "$v"
 
-# --sample-period: a sample per 100 us of CPU; the 2 ms constructor has at
-# most 2000 / 100 of them per run (fewer when the machine is busy: CPU
+# --sample-period: a sample per 100 us of CPU; the 4 ms constructor has at
+# most 4000 / 100 of them per run (fewer when the machine is busy: CPU
 # time, not wall time).
 "$LDPROF" run --sample --sample-period 100 -n 10 --no-overhead --json "$prog" >"$TMP/jp" 2>"$TMP/e"
 expect_eq "--sample-period 100: 100000 ns" 100000 "$(json_eval "$TMP/jp" "d['samples']['period_ns']")"
 v=$(json_eval "$TMP/jp" "[p['samples'] / d['samples']['sampled_runs'] for p in d['samples']['phases'] if p['name'] == 'init'][0]")
-check "--sample-period 100: 3 to 22 init samples per run ($v)" awk -v v="$v" 'BEGIN { exit !(v >= 3 && v <= 22) }'
+check "--sample-period 100: 5 to 42 init samples per run ($v)" awk -v v="$v" 'BEGIN { exit !(v >= 5 && v <= 42) }'
 n20=$(json_eval "$TMP/j" "[p['samples'] / d['samples']['sampled_runs'] for p in d['samples']['phases'] if p['name'] == 'init'][0]")
 check "the default, 20 us, takes more ($n20 > $v)" awk -v a="$n20" -v b="$v" 'BEGIN { exit !(a > 2 * b) }'
 
