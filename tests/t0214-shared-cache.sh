@@ -16,8 +16,12 @@ check "the readings are positive" test "$(json_eval "$TMP/calm.json" \
 	"d['shared_cache']['line_ns'] > 0 and d['shared_cache']['line_hot_ns'] > 0")" = true
 check "the residual says which runs it holds the model to" test "$(json_eval "$TMP/calm.json" \
 	"d['reloc_model']['measured_runs'] in ('all', 'uncontended')")" = true
+# The fastest hot reading, this session's or the calibration's: a tenant
+# sharing the core slowed every hot pass of a short session to 70 ns once
+# (the calibration's: 11 ns), and three times that is no contention.
 hot=$(json_eval "$TMP/calm.json" "d['shared_cache']['line_hot_ns']")
 use_calibration
+hot=$(awk -v h="$hot" '$1 == "line_ns" && $3 > 0 && $3 < h { h = $3 } END { print h }' "$LDPROF_CALIBRATION")
 grep -v '^line_ns ' "$LDPROF_CALIBRATION" >"$TMP/calibration"
 printf 'line_ns %s %s 0\n' "$hot" "$hot" >>"$TMP/calibration"
 

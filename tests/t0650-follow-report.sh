@@ -112,11 +112,20 @@ if [ "$recorded" -gt 0 ]; then
 	# before execve, in a child that shares ldprof's memory and so has no
 	# image of its own to tear down. When it was a forked copy of ldprof,
 	# the teardown made it 21-29% longer here (4.3x for a sanitized ldprof).
-	loader_in=$(json_eval "$TMP/j" "[sum(b['phases_per_exec_us'][p]['median'] for p in ('exec', 'load', 'relocate')) for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
-	exec_in=$(json_eval "$TMP/j" "[b['phases_per_exec_us']['exec']['median'] for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
-	# The lone run is measured again when it misses, up to three times: one
-	# of 31 runs' medians came out 28% slow once on a quiet machine (ASAN).
-	for _ in 1 2 3; do
+	harness() { # harness FILE: loader_in and exec_in from a -f run's JSON
+		loader_in=$(json_eval "$1" "[sum(b['phases_per_exec_us'][p]['median'] for p in ('exec', 'load', 'relocate')) for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
+		exec_in=$(json_eval "$1" "[b['phases_per_exec_us']['exec']['median'] for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
+	}
+	harness "$TMP/j"
+	# A miss is measured again, up to three times: one of 31 runs' medians
+	# came out 28% slow once on a quiet machine (ASAN). Both sides: with
+	# another tenant sharing the core, the harness's exec phase came out
+	# at 317 us, and the third lone run's at 438.
+	for try in 1 2 3; do
+		if [ "$try" -gt 1 ]; then
+			"$LDPROF" run -f -n 3 --format json -o "$TMP/jh" ./harness.sh ./sh.dynamic 20 2>"$TMP/e" &&
+				harness "$TMP/jh"
+		fi
 		"$LDPROF" run -n 31 --format json -o "$TMP/alone" ./sh.dynamic ./foo 2>"$TMP/e"
 		loader_alone=$(json_eval "$TMP/alone" "sum(p['median_us'] for p in d['phases'] if p['name'] in ('exec', 'load', 'relocate'))")
 		exec_alone=$(json_eval "$TMP/alone" "[p['median_us'] for p in d['phases'] if p['name'] == 'exec'][0]")
