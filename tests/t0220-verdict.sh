@@ -27,7 +27,7 @@ check "calibrated" test -s "$LDPROF_CALIBRATION"
 # three must miss. Debian's pairs take 1000 runs: their two builds' runs
 # spread wider, and with another tenant streaming through the shared cache
 # bash's error at 200 runs ranged +20% to +159% in seven measurements, at
-# 1000 runs +19.7% to +22.0% in three (4.5 s each).
+# 1000 runs +19.7% to +45.5% in seven (4.5 s each).
 validate()
 {
 	dyn=$(echo "$2" | cut -d'|' -f2)
