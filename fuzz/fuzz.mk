@@ -11,6 +11,11 @@
 #                   decoder and the run analysis, follow mode's per process
 #                   too; seeds: buffers the real shim filled, two in follow
 #                   mode (fuzz/seed-records.c)
+#   fuzz-calibration  a calibration file through model_read, and what reads
+#                   written back and read again; seeds: a calibration of
+#                   the reference machine (fuzz/seed-calibration), whole,
+#                   cut short, without its fit or part of it, from before
+#                   libc and deep probes were counted, with a NaN
 # fuzz/regressions/TARGET/ holds what the fuzzers found (each fixed), as
 # seeds too. `make fuzz` fuzzes each for FUZZ_SECONDS; `make check` runs each corpus and
 # fuzzes briefly (t2090, t5090). The analyzer is compiled once more for
@@ -19,7 +24,7 @@
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 300
 FUZZ_DIR := $(B)/fuzz
-FUZZ_TARGETS := deps tracefile records
+FUZZ_TARGETS := deps tracefile records calibration
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz-%)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -Ianalyzer -Ipreload/include \
@@ -106,12 +111,27 @@ $(FUZZ_DIR)/corpus-records/.seeded: $(FUZZ_DIR)/seed-records $(SHIM_LIBS) $(FUZZ
 		$(RUNFIX)/run-fork/prog $(RUNFIX)/run-ctor-dtor/prog >/dev/null
 	touch $@
 
+# --- seeds for fuzz-calibration: a real calibration and its variants -------
+CAL_SEED := fuzz/seed-calibration
+$(FUZZ_DIR)/corpus-calibration/.seeded: $(CAL_SEED) $(wildcard fuzz/regressions/calibration/*)
+	rm -rf $(@D)
+	mkdir -p $(@D)
+	for f in $(wildcard fuzz/regressions/calibration/*); do cp "$$f" $(@D)/; done
+	cp $(CAL_SEED) $(@D)/whole
+	head -c 300 $(CAL_SEED) >$(@D)/cut
+	grep -v '^coef ' $(CAL_SEED) >$(@D)/no-fit
+	grep -v '^coef cold_lines' $(CAL_SEED) >$(@D)/no-cold-lines
+	grep -v '^coef \(libc\|deep_probes\) ' $(CAL_SEED) >$(@D)/older
+	sed 's/^coef relative .*/coef relative nan/' $(CAL_SEED) >$(@D)/nan
+	sed 's/^noise_pct .*/noise_pct nan/' $(CAL_SEED) >$(@D)/noise-unknown
+	touch $@
+
 # A trace's report costs milliseconds under the sanitizers, more with each run
 # it holds: inputs of 4 KiB (a few runs) keep fuzz-tracefile near 1000 a second.
 FUZZ_ARGS_tracefile := -max_len=4096
 
 FUZZ_CORPORA := $(FUZZ_DIR)/corpus-deps/.seeded $(FUZZ_DIR)/corpus-tracefile/.seeded \
-		$(FUZZ_DIR)/corpus-records/.seeded
+		$(FUZZ_DIR)/corpus-records/.seeded $(FUZZ_DIR)/corpus-calibration/.seeded
 
 .PHONY: fuzz
 ifeq ($(HAVE_FUZZ_CC),yes)

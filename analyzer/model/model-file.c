@@ -4,6 +4,9 @@
  * `ldprof calibrate` can always make it again).
  */
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,72 +158,128 @@ int model_save(const struct model_coefs *m, const char *path, struct errbuf *err
 	return r ? r : write_atomic(path, write_lines, (void *)m, err);
 }
 
-static int parse_line(char *line, struct model_coefs *m)
+/* parse_line's record of the fit's lines: a bit per count, and one more. */
+#define SEEN_INTERCEPT (1u << 31)
+_Static_assert(MODEL_NFEAT < 31, "a bit per count below SEEN_INTERCEPT");
+
+/*
+ * The fit's lines a calibration file must have: the intercept and every
+ * count's coefficient but those counted after version 2's first files,
+ * which priced them at 0 (libc's start sat in the intercept then).
+ */
+static uint32_t required_lines(void)
 {
-	char key[64], rest[512];
+	uint32_t all = SEEN_INTERCEPT | ((1u << MODEL_NFEAT) - 1);
+
+	return all & ~(1u << MF_LIBC) & ~(1u << MF_DEEP_PROBES);
+}
+
+/* The first count whose coefficient the file lacked, or NULL. */
+static const char *missing_coef(uint32_t seen)
+{
+	uint32_t lack = required_lines() & ~seen & ~SEEN_INTERCEPT;
+
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		if (lack & (1u << k))
+			return model_feat_name(k);
+	return NULL;
+}
+
+/*
+ * A key whose value is n numbers, each finite (or NaN: not measured, where
+ * calibration writes it so) and each >= 0 if nonneg.
+ */
+struct number_key {
+	const char *key;
+	int n;
+	bool nonneg, nan_ok;
+	size_t at[4]; /* offsetof(struct model_coefs, ...) */
+};
+
+#define AT(f) offsetof(struct model_coefs, f)
+static const struct number_key number_keys[] = {
+	{"r2", 1, false, true, {AT(r2)}}, /* NaN: nothing varied */
+	{"intercept_us", 1, true, false, {AT(intercept_us)}},
+	{"static_min_us", 1, true, false, {AT(static_min_us)}},
+	{"load_per_object_us", 1, true, false, {AT(load_per_object_us)}},
+	/* A difference and its CI: the bounds may fall below zero. */
+	{"dynamic_fixed_us",
+	 3,
+	 false,
+	 false,
+	 {AT(dynamic_fixed_us), AT(dynamic_fixed_lo), AT(dynamic_fixed_hi)}},
+	{"fault_us", 4, true, false, {AT(fault_us), AT(fault_lo), AT(fault_hi), AT(fault_rest_us)}},
+	{"noise_pct", 1, true, true, {AT(noise_pct)}}, /* NaN: no fixed cost to scale */
+	{"exit_us",
+	 3,
+	 true,
+	 false,
+	 {AT(exit_per_object_us), AT(exit_per_page_us), AT(exit_per_kib_us)}},
+	{"fde_sort_us", 2, true, false, {AT(fde_sort_us), AT(fde_floor)}},
+	{"line_ns", 3, true, false, {AT(line_ns), AT(line_hot_ns), AT(line_contended_pct)}},
+	{"verdict_error", 2, true, false, {AT(verdict_err_pct), AT(verdict_err_us)}},
+};
+#undef AT
+
+static bool number_ok(double v, bool nonneg, bool nan_ok)
+{
+	if (isnan(v))
+		return nan_ok;
+	return isfinite(v) && (!nonneg || v >= 0);
+}
+
+/* k's numbers from rest into m: 0, or -1 when they are not all there and sane. */
+static int parse_numbers(const struct number_key *k, const char *rest, struct model_coefs *m)
+{
+	double v[4];
+
+	if (sscanf(rest, "%lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3]) < k->n)
+		return -1;
+	for (int i = 0; i < k->n; i++) {
+		if (!number_ok(v[i], k->nonneg, k->nan_ok))
+			return -1;
+		memcpy((char *)m + k->at[i], &v[i], sizeof v[i]);
+	}
+	return 0;
+}
+
+static int parse_coef(const char *rest, struct model_coefs *m, uint32_t *seen)
+{
+	char name[32];
+	double v;
+
+	if (sscanf(rest, "%31s %lf", name, &v) != 2 || !number_ok(v, true, false))
+		return -1;
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		if (!strcmp(name, model_feat_name(k))) {
+			m->coef_us[k] = v;
+			*seen |= 1u << k;
+		}
+	return 0; /* a count of a newer ldprof's: ignored */
+}
+
+static int parse_line(char *line, struct model_coefs *m, uint32_t *seen)
+{
+	char key[64], rest[512] = ""; /* a key alone leaves rest as it was */
 
 	if (sscanf(line, "%63s %511[^\n]", key, rest) < 1)
 		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(number_keys); i++)
+		if (!strcmp(key, number_keys[i].key)) {
+			if (parse_numbers(&number_keys[i], rest, m))
+				return -1;
+			if (!strcmp(key, "intercept_us"))
+				*seen |= SEEN_INTERCEPT;
+			return !strcmp(key, "line_ns") && m->line_contended_pct > 100 ? -1 : 0;
+		}
 	if (!strcmp(key, "created"))
 		snprintf(m->created, sizeof m->created, "%.*s", (int)sizeof m->created - 1, rest);
 	else if (!strcmp(key, "machine"))
 		snprintf(m->machine, sizeof m->machine, "%.*s", (int)sizeof m->machine - 1, rest);
 	else if (!strcmp(key, "programs"))
 		m->programs = strtoul(rest, NULL, 10);
-	else if (!strcmp(key, "r2"))
-		m->r2 = strtod(rest, NULL);
-	else if (!strcmp(key, "intercept_us"))
-		m->intercept_us = strtod(rest, NULL);
-	else if (!strcmp(key, "static_min_us"))
-		m->static_min_us = strtod(rest, NULL);
-	else if (!strcmp(key, "load_per_object_us"))
-		m->load_per_object_us = strtod(rest, NULL);
-	else if (!strcmp(key, "dynamic_fixed_us"))
-		return sscanf(rest, "%lf %lf %lf", &m->dynamic_fixed_us, &m->dynamic_fixed_lo,
-			      &m->dynamic_fixed_hi) == 3
-			       ? 0
-			       : -1;
-	else if (!strcmp(key, "fault_us"))
-		return sscanf(rest, "%lf %lf %lf %lf", &m->fault_us, &m->fault_lo, &m->fault_hi,
-			      &m->fault_rest_us) == 4 &&
-				       m->fault_us >= 0
-			       ? 0
-			       : -1;
-	else if (!strcmp(key, "noise_pct"))
-		m->noise_pct = strtod(rest, NULL);
-	else if (!strcmp(key, "exit_us"))
-		return sscanf(rest, "%lf %lf %lf", &m->exit_per_object_us, &m->exit_per_page_us,
-			      &m->exit_per_kib_us) == 3 &&
-				       m->exit_per_object_us >= 0 && m->exit_per_page_us >= 0 &&
-				       m->exit_per_kib_us >= 0
-			       ? 0
-			       : -1;
-	else if (!strcmp(key, "fde_sort_us"))
-		return sscanf(rest, "%lf %lf", &m->fde_sort_us, &m->fde_floor) == 2 &&
-				       m->fde_sort_us >= 0 && m->fde_floor >= 0
-			       ? 0
-			       : -1;
-	else if (!strcmp(key, "line_ns"))
-		return sscanf(rest, "%lf %lf %lf", &m->line_ns, &m->line_hot_ns,
-			      &m->line_contended_pct) == 3 &&
-				       m->line_ns >= 0 && m->line_hot_ns >= 0 &&
-				       m->line_contended_pct >= 0 && m->line_contended_pct <= 100
-			       ? 0
-			       : -1;
-	else if (!strcmp(key, "verdict_error"))
-		return sscanf(rest, "%lf %lf", &m->verdict_err_pct, &m->verdict_err_us) == 2 &&
-				       m->verdict_err_pct >= 0 && m->verdict_err_us >= 0
-			       ? 0
-			       : -1;
-	else if (!strcmp(key, "coef")) {
-		char name[32];
-		double v;
-		if (sscanf(rest, "%31s %lf", name, &v) != 2 || v < 0)
-			return -1;
-		for (int k = 0; k < MODEL_NFEAT; k++)
-			if (!strcmp(name, model_feat_name(k)))
-				m->coef_us[k] = v;
-	}
+	else if (!strcmp(key, "coef"))
+		return parse_coef(rest, m, seen);
 	return 0; /* unknown keys: from a newer ldprof, ignored */
 }
 
@@ -229,6 +288,8 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 	FILE *f = fopen(path, "r");
 	struct model_coefs d; /* for keys a calibration from before them lacks */
 	char line[1024];
+	const char *lacks;
+	uint32_t seen = 0;
 	int version = 0, r = 0;
 
 	if (!f)
@@ -243,10 +304,20 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 	m->exit_per_object_us = -1; /* a calibration from before it was measured: the default */
 	m->fde_sort_us = -1;
 	while (fgets(line, sizeof line, f))
-		if (parse_line(line, m)) {
+		if (parse_line(line, m, &seen)) {
 			r = set_err(err, EPROTO, "%s: bad line: %s", path, line);
 			goto out;
 		}
+	/* Without the fit the model would price every count at 0 us. */
+	if (!(seen & SEEN_INTERCEPT)) {
+		r = set_err(err, EPROTO, "%s: no intercept_us line: not a whole calibration", path);
+		goto out;
+	}
+	if ((lacks = missing_coef(seen))) {
+		r = set_err(err, EPROTO, "%s: no 'coef %s' line: not a whole calibration", path,
+			    lacks);
+		goto out;
+	}
 	model_defaults(&d);
 	if (m->exit_per_object_us < 0) {
 		m->exit_per_object_us = d.exit_per_object_us;

@@ -8,6 +8,7 @@
  * unwinds pays a static build's FDE sort. Also the machine's fault
  * measurement and the calibration file's new keys.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,25 @@ static void test_fault_cost(void)
 	CHECK(rest > 0 && rest <= s.median);
 }
 
+/*
+ * A calibration's fit as version 2's first files had it (no libc, no
+ * deep probes), but for the coefficient of count `skip` (-1: none), with
+ * `more` after it.
+ */
+static void write_fit(const char *path, const char *more, int skip)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	fprintf(f, "ldprof-calibration %d\nintercept_us 30\n", MODEL_VERSION);
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		if (k != skip && k != MF_LIBC && k != MF_DEEP_PROBES)
+			fprintf(f, "coef %s %g\n", model_feat_name(k),
+				k == MF_COLD_LINES ? 0.125 : 0.001);
+	fputs(more, f);
+	fclose(f);
+}
+
 static void test_calibration_file(void)
 {
 	char path[] = "/tmp/verdict_test.XXXXXX";
@@ -341,18 +361,24 @@ static void test_calibration_file(void)
 	CHECK(r.exit_per_kib_us == 0.0625);
 	CHECK(r.verdict_err_pct == 9 && r.verdict_err_us == 21);
 	CHECK(r.fde_sort_us == 0.02 && r.fde_floor == 900);
-	/* A calibration from before the exit path was measured: the defaults. */
-	f = fopen(path, "w");
-	fprintf(f, "ldprof-calibration %d\nintercept_us 30\n", MODEL_VERSION);
-	fclose(f);
+	/* A calibration from before the exit path was measured: the defaults.
+	   From before libc and deep probes were counted, too: priced at 0. */
+	write_fit(path, "", -1);
 	CHECK(model_read(path, &r, &err) == 0);
 	model_defaults(&d);
 	CHECK(r.exit_per_object_us == d.exit_per_object_us && r.verdict_err_pct == 0);
 	CHECK(r.fde_sort_us == d.fde_sort_us && d.fde_sort_us > 0 && r.fde_floor == d.fde_floor);
+	CHECK(r.intercept_us == 30 && r.coef_us[MF_COLD_LINES] == 0.125);
+	CHECK(r.coef_us[MF_LIBC] == 0 && r.coef_us[MF_DEEP_PROBES] == 0);
+	/* Without the fit's lines a file would price everything at 0 us. */
 	f = fopen(path, "w");
-	fprintf(f, "ldprof-calibration %d\nverdict_error -3 2\n", MODEL_VERSION);
+	fprintf(f, "ldprof-calibration %d\nline_ns 20 11 0\n", MODEL_VERSION);
 	fclose(f);
-	CHECK(model_read(path, &r, &err) != 0);
+	CHECK(model_read(path, &r, &err) == -EPROTO && strstr(err.msg, "no intercept_us line"));
+	write_fit(path, "", MF_COLD_LINES);
+	CHECK(model_read(path, &r, &err) == -EPROTO && strstr(err.msg, "no 'coef cold_lines' line"));
+	write_fit(path, "verdict_error -3 2\n", -1);
+	CHECK(model_read(path, &r, &err) == -EPROTO && strstr(err.msg, "bad line: verdict_error"));
 	unlink(path);
 }
 
