@@ -163,21 +163,19 @@ int model_save(const struct model_coefs *m, const char *path, struct errbuf *err
 _Static_assert(MODEL_NFEAT < 31, "a bit per count below SEEN_INTERCEPT");
 
 /*
- * The fit's lines a calibration file must have: the intercept and every
- * count's coefficient but those counted after version 2's first files,
- * which priced them at 0 (libc's start sat in the intercept then).
+ * The coefficients a calibration file must have besides its intercept:
+ * every count's but those counted after version 2's first files, which
+ * priced them at 0 (libc's start sat in the intercept then).
  */
-static uint32_t required_lines(void)
+static uint32_t required_coefs(void)
 {
-	uint32_t all = SEEN_INTERCEPT | ((1u << MODEL_NFEAT) - 1);
-
-	return all & ~(1u << MF_LIBC) & ~(1u << MF_DEEP_PROBES);
+	return ((1u << MODEL_NFEAT) - 1) & ~(1u << MF_LIBC) & ~(1u << MF_DEEP_PROBES);
 }
 
 /* The first count whose coefficient the file lacked, or NULL. */
 static const char *missing_coef(uint32_t seen)
 {
-	uint32_t lack = required_lines() & ~seen & ~SEEN_INTERCEPT;
+	uint32_t lack = required_coefs() & ~seen;
 
 	for (int k = 0; k < MODEL_NFEAT; k++)
 		if (lack & (1u << k))
