@@ -2,7 +2,8 @@
 # --sample against perf as the oracle (when perf is installed): on the
 # sample shell, ldprof's five top self functions over the whole run are
 # perf's five (perf record --call-graph dwarf of the same program, perf
-# report --no-children), and each one's share agrees within 10 points.
+# report --no-children), and each one's share agrees within 10 points
+# (both measured again on a miss, up to three times).
 . "$(dirname "$0")/lib.sh"
 
 sh_dyn=$TOP/samples/sh.dynamic
@@ -18,31 +19,29 @@ i=0
 while [ $i -lt 100 ]; do "$@"; i=$((i + 1)); done
 LOOP
 chmod +x "$TMP/loop"
-if ! perf record -q -e cpu-clock/period=20000/u --call-graph dwarf -o "$TMP/perf.data" \
-	-- "$TMP/loop" "$sh_dyn" "$foo" >/dev/null 2>"$TMP/perf.err"; then
-	skip "perf record failed here: $(head -1 "$TMP/perf.err")"
-	done_testing
-	exit 0
-fi
-# "29.67%  sh.dynamic  [.] handle_amd": the shell's own samples, as shares of them.
-perf report -i "$TMP/perf.data" --no-children --sort comm,sym -g none --stdio 2>/dev/null |
-	awk '$2 == "sh.dynamic" && $3 == "[.]" { sub("%", "", $1); v[$4] += $1; all += $1 }
-	     END { for (s in v) printf "%s %.4f\n", s, v[s] / all }' |
-	sort -k2,2nr | head -10 >"$TMP/perf.all"
-head -5 "$TMP/perf.all" >"$TMP/perf.top"
+# perf_shares: perf's view, the shell's own samples as shares of them
+# ("29.67%  sh.dynamic  [.] handle_amd"), in perf.all and its five in
+# perf.top; 1 when perf record fails.
+perf_shares() {
+	perf record -q -e cpu-clock/period=20000/u --call-graph dwarf -o "$TMP/perf.data" \
+		-- "$TMP/loop" "$sh_dyn" "$foo" >/dev/null 2>"$TMP/perf.err" || return 1
+	perf report -i "$TMP/perf.data" --no-children --sort comm,sym -g none --stdio 2>/dev/null |
+		awk '$2 == "sh.dynamic" && $3 == "[.]" { sub("%", "", $1); v[$4] += $1; all += $1 }
+		     END { for (s in v) printf "%s %.4f\n", s, v[s] / all }' |
+		sort -k2,2nr | head -10 >"$TMP/perf.all"
+	head -5 "$TMP/perf.all" >"$TMP/perf.top"
+}
 
-"$LDPROF" run --sample -n 60 --no-overhead --json "$sh_dyn" "$foo" >"$TMP/j" 2>"$TMP/e"
-check "ldprof run --sample exits 0" test $? -eq 0
-if grep -q 'sampling: perf_event_open' "$TMP/e"; then
-	skip "sampling refused: $(cat "$TMP/e")"
-	done_testing
-	exit 0
-fi
-json_eval "$TMP/j" "'\n'.join('%s %.4f' % (f['name'], f['self_share']) for f in d['samples']['whole_run']['functions'][:10])" \
-	>"$TMP/ldprof.all"
-head -5 "$TMP/ldprof.all" >"$TMP/ldprof.top"
-diag "perf:   $(tr '\n' ' ' <"$TMP/perf.top")"
-diag "ldprof: $(tr '\n' ' ' <"$TMP/ldprof.top")"
+# ldprof_shares: the same from ldprof run --sample, in ldprof.all and
+# ldprof.top; its exit status in $rc.
+ldprof_shares() {
+	"$LDPROF" run --sample -n 60 --no-overhead --json "$sh_dyn" "$foo" >"$TMP/j" 2>"$TMP/e"
+	rc=$?
+	json_eval "$TMP/j" "'\n'.join('%s %.4f' % (f['name'], f['self_share']) for f in d['samples']['whole_run']['functions'][:10])" \
+		>"$TMP/ldprof.all"
+	head -5 "$TMP/ldprof.all" >"$TMP/ldprof.top"
+}
+
 # The same five, but for a tie at the fifth place: a function in one
 # tool's five and not the other's must be within 4 points of the other's
 # fifth. Two functions with 7.2% and 7.4% swap places from run to run, and
@@ -50,8 +49,8 @@ diag "ldprof: $(tr '\n' ' ' <"$TMP/ldprof.top")"
 # to 7.9% of ldprof's samples, the most right after the page cache was
 # dropped or a build ran (the first writes to fresh pages stall in the
 # VM), which a fresh clone's make check sees now and then.
-expect_eq "the five top self functions are perf's, as a set (ties at the fifth aside)" ok \
-	"$(python3 -c '
+same_five() {
+	python3 -c '
 import sys
 def load(p):
     return [(l.split()[0], float(l.split()[1])) for l in open(p)]
@@ -61,11 +60,48 @@ def odd(x, y):
     return [n for n, _ in x[:5] if n not in five and every.get(n, 0) < fifth - 0.04]
 bad = odd(a, b) + odd(b, a)
 print("ok" if not bad and len(a) >= 5 and len(b) >= 5 else "not the same five: " + " ".join(bad))
-' "$TMP/perf.all" "$TMP/ldprof.all")"
+' "$TMP/perf.all" "$TMP/ldprof.all"
+}
+
+share_gap() { # share_gap NAME SHARE: 0 when perf's share of NAME is within 10 points
+	theirs=$(awk -v n="$1" '$1 == n { print $2 }' "$TMP/perf.all")
+	awk -v a="$2" -v b="${theirs:-9}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.10) }'
+}
+
+agree() { # both tools' five and every share, as the checks below hold them
+	[ "$(same_five)" = ok ] || return 1
+	while read -r name share; do
+		share_gap "$name" "$share" || return 1
+	done <"$TMP/ldprof.top"
+}
+
+# Both tools measured again on a miss, up to three times: the two run one
+# after the other, and what cpuid costs moves with the hypervisor's load
+# (handle_amd, init_cpu_features' cpuid loop, took 21% of perf's samples
+# and 10% of ldprof's a minute later, once).
+for try in 1 2 3; do
+	if ! perf_shares; then
+		skip "perf record failed here: $(head -1 "$TMP/perf.err")"
+		done_testing
+		exit 0
+	fi
+	ldprof_shares
+	if grep -q 'sampling: perf_event_open' "$TMP/e"; then
+		skip "sampling refused: $(cat "$TMP/e")"
+		done_testing
+		exit 0
+	fi
+	agree && break
+	diag "measurement $try: perf $(tr '\n' ' ' <"$TMP/perf.top"); ldprof $(tr '\n' ' ' <"$TMP/ldprof.top")"
+done
+check "ldprof run --sample exits 0" test "$rc" -eq 0
+diag "perf:   $(tr '\n' ' ' <"$TMP/perf.top")"
+diag "ldprof: $(tr '\n' ' ' <"$TMP/ldprof.top")"
+expect_eq "the five top self functions are perf's, as a set (ties at the fifth aside)" ok "$(same_five)"
 while read -r name share; do
 	theirs=$(awk -v n="$name" '$1 == n { print $2 }' "$TMP/perf.all")
 	check "$name: ldprof's self share $share is perf's ${theirs:-?} within 10 points" \
-		awk -v a="$share" -v b="${theirs:-9}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.10) }'
+		share_gap "$name" "$share"
 done <"$TMP/ldprof.top"
 
 # The synthetic library with 3000 symbol relocations: most relocate-phase
