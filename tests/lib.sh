@@ -129,6 +129,23 @@ use_calibration() {
 	export LDPROF_CALIBRATION
 }
 
+# fresh_calibration: a calibration of the machine as it is now, made once
+# per test (calibrate --quick, about 15 s), for the last measurement of a
+# miss: make check's calibration is minutes old by then, and on a shared
+# machine its figures drift (the fixed cost 104.5 us at one calibration
+# and 134.7 an hour later, a first unwind's sort 0.0126 and 0.0210 us per
+# n log n, the C++ library's split in t0210 28% short of its phase).
+fresh_calibration() {
+	if [ -z "${fresh:-}" ]; then
+		fresh=$TMP/fresh-calibration
+		"$LDPROF" calibrate --quick -n 20 -o "$fresh" >"$TMP/fresh.log" 2>&1 ||
+			fresh=$LDPROF_CALIBRATION
+		diag "a fresh calibration for the last measurement: $fresh"
+	fi
+	LDPROF_CALIBRATION=$fresh
+	export LDPROF_CALIBRATION
+}
+
 # need_browser: LDPROF_BROWSER as given, else the first Chromium on PATH;
 # with none the whole test is one skip.
 need_browser() {
