@@ -1,6 +1,7 @@
 #!/bin/sh
-# --sample: what runs inside each phase. A constructor that spins 4 ms in
-# spin_in_ctor holds >= 90% of the init phase's samples, under its library;
+# --sample: what runs inside each phase. A constructor that spins 8 ms in
+# spin_in_ctor holds >= 90% of the init phase's samples (or of the share
+# of init its measured time takes), under its library;
 # the timed runs stay exactly the runs asked for; the trace file keeps the
 # samples and reports them on its own, without the binaries; the folded
 # output parses as "stack count" with the phase as the root and no ';' in
@@ -8,9 +9,11 @@
 # perf_event_open still gives the timing report and exit 0 (1 with
 # --sample-required); lost samples
 # and -f are told; chrome shows the samples on the sampled run's track.
-# 4 ms, not 2: the rest of init (the shim's hooks, libc's start, lazy
+# 8 ms, not 2: the rest of init (the shim's hooks, libc's start, lazy
 # binds, page faults) took 3-15% of a 2 ms spin's samples while another
-# tenant streamed through the shared cache, and CI failed at 90% once.
+# tenant streamed through the shared cache, and CI failed at 90% once;
+# of a 4 ms spin's, up to 13% in a make check ASAN=1 (more than in the
+# timed runs, where the rest of init was 54 us of 2.07 ms).
 . "$(dirname "$0")/lib.sh"
 
 src=$FIXTURES/sample-ctor
@@ -36,9 +39,18 @@ init() { # init EXPR over the init phase's functions named spin_in_ctor
 }
 n=$(json_eval "$TMP/j" "[p['samples'] for p in d['samples']['phases'] if p['name'] == 'init'][0]")
 check "the init phase has samples ($n)" test "$n" -ge 100
+# The share of init the constructor should hold: its measured time over
+# the init phase's (medians of the timed runs). The rest of init (the
+# shim's hooks, libc's start, lazy binds, page faults) is 1-3% of it on a
+# calm machine and took up to 13% of the samples with another tenant
+# streaming through the cache, when page faults and lookups cost more.
+ctor_share() { # ctor_share JSON: libspin.so's init time / the init phase's, at most 1
+	json_eval "$1" "min(1.0, [l['init_us'] for l in d['libraries'] if l['path'].endswith('/libspin.so')][0] / [p['median_us'] for p in d['phases'] if p['name'] == 'init'][0])"
+}
 share=$(init "f['total_share']" | tr -d '[]')
-check "spin_in_ctor is on >= 90% of init's stacks ($share)" \
-	awk -v v="$share" 'BEGIN { exit !(v >= 0.9) }'
+want=$(ctor_share "$TMP/j")
+check "spin_in_ctor is on >= 90% of init's stacks, or of the share of init its constructor takes ($share; $want)" \
+	awk -v v="$share" -v w="$want" 'BEGIN { exit !(v >= 0.9 || v >= 0.9 * w) }'
 expect_eq "under libspin.so" '["libspin.so"]' "$(init "f['object'].rsplit('/', 1)[-1]")"
 expect_eq "named from its symtab" '["symtab"]' "$(init "f['source']")"
 # The clocks agree: spin_in_ctor's samples fall in init, not beside it.
@@ -48,13 +60,15 @@ check "spin_in_ctor's samples are init's, <= 3% in another phase (in init, elsew
 v=$(json_eval "$TMP/j" "sum(1 for p in d['samples']['phases'] if p['name'] == 'main' for f in p['functions'] if f['name'] == 'spin;in;main' and f['self_share'] > 0.5)")
 expect_eq "main's samples are mostly in spin;in;main, its name kept in JSON" 1 "$v"
 
-# --sample-period: a sample per 100 us of CPU; the 4 ms constructor has at
-# most 4000 / 100 of them per run (fewer when the machine is busy: CPU
-# time, not wall time).
+# --sample-period: a sample per 100 us of CPU; the 8 ms constructor has at
+# most 8000 / 100 of them per run (fewer when the machine is busy: CPU
+# time, not wall time), and init at most its wall time's (the timed runs'
+# median, 5% and two samples over for the sampled runs' own).
 "$LDPROF" run --sample --sample-period 100 -n 10 --no-overhead --json "$prog" >"$TMP/jp" 2>"$TMP/e"
 expect_eq "--sample-period 100: 100000 ns" 100000 "$(json_eval "$TMP/jp" "d['samples']['period_ns']")"
 v=$(json_eval "$TMP/jp" "[p['samples'] / d['samples']['sampled_runs'] for p in d['samples']['phases'] if p['name'] == 'init'][0]")
-check "--sample-period 100: 5 to 42 init samples per run ($v)" awk -v v="$v" 'BEGIN { exit !(v >= 5 && v <= 42) }'
+most=$(json_eval "$TMP/jp" "[p['median_us'] for p in d['phases'] if p['name'] == 'init'][0] / 100 * 1.05 + 2")
+check "--sample-period 100: 10 to $most init samples per run ($v)" awk -v v="$v" -v m="$most" 'BEGIN { exit !(v >= 10 && v <= m) }'
 n20=$(json_eval "$TMP/j" "[p['samples'] / d['samples']['sampled_runs'] for p in d['samples']['phases'] if p['name'] == 'init'][0]")
 check "the default, 20 us, takes more ($n20 > $v)" awk -v a="$n20" -v b="$v" 'BEGIN { exit !(a > 2 * b) }'
 
@@ -76,8 +90,10 @@ check "spin;in;main is one frame, spin_in_main" grep -q '^main;.*;spin_in_main [
 total=$(awk '{ n += $NF } END { print n }' "$TMP/folded")
 expect_eq "the folded counts add up to the samples" \
 	"$(json_eval "$TMP/j2" "d['samples']['samples']")" "$total"
-v=$(awk '/^init;/ { all += $NF; if (/;spin_in_ctor(;|$| )/) s += $NF } END { print (s >= 0.9 * all) }' "$TMP/folded")
-expect_eq "folded: >= 90% of init's samples pass through spin_in_ctor" 1 "$v"
+want=$(ctor_share "$TMP/j2")
+v=$(awk -v w="$want" '/^init;/ { all += $NF; if (/;spin_in_ctor(;|$| )/) s += $NF }
+	END { print (s >= 0.9 * all || s >= 0.9 * w * all) }' "$TMP/folded")
+expect_eq "folded: >= 90% of init's samples pass through spin_in_ctor, or of its constructor's share ($want)" 1 "$v"
 
 # Chrome: the sampled run's track, its samples as instant events inside it.
 "$LDPROF" report --format chrome "$TMP/t.ldprof" >"$TMP/chrome.json"
