@@ -24,12 +24,18 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* A temporary file of n bytes, written so that it is in the page cache, and unlinked. */
+/*
+ * A temporary file of n bytes, written so that it is in the page cache, and
+ * unlinked. Written a page at a time, so that the page cache holds it in
+ * single pages, as it holds a program that exec's faults read from disk
+ * (base/pagecache.h): written 64 KiB at a time, it sat in 64 KiB folios and
+ * a fault cost 1.2 us, against 2.8 us in single pages.
+ */
 static int cached_file(size_t n, struct errbuf *err)
 {
 	const char *dir = getenv("TMPDIR");
 	char *path = xasprintf("%s/ldprof-faults.XXXXXX", dir && *dir ? dir : "/tmp");
-	char buf[WINDOW];
+	char buf[4096];
 	int fd = mkstemp(path), r = 0;
 
 	if (fd < 0) {

@@ -81,7 +81,8 @@ void model_defaults(struct model_coefs *m)
 	m->dynamic_fixed_hi = 147;
 	m->static_min_us = 445;
 	m->load_per_object_us = 30;
-	m->fault_us = m->fault_lo = m->fault_hi = m->fault_rest_us = 1.0;
+	/* A fault-around fault on a file held in single pages, at rest (2026-12-01). */
+	m->fault_us = m->fault_lo = m->fault_hi = m->fault_rest_us = 2.8;
 	m->exit_per_object_us = 3.0;
 	m->exit_per_page_us = 0.21;
 	m->exit_per_kib_us = 0.0085;
