@@ -28,6 +28,8 @@ agrees() {
 		split(ci, c, " "); e = a - d; if (e < 0) e = -e
 		exit !(e <= 0.2 * d || (c[2] - c[1] > 0.4 * d && a >= c[1] && a <= c[2])) }'
 }
+# The fixtures in the calibration's page-cache state (settle_dir, lib.sh).
+settle_dir "$FIXTURES/model-base"
 for kind in rel sym page cxx; do
 	# The C++ library's base has libstdc++ already.
 	base=$FIXTURES/model-base/base

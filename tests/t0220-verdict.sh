@@ -57,6 +57,9 @@ validate()
 }
 
 M=$LDPROF_FIXTURES/model-base
+# Its libraries in the calibration's page-cache state (settle_dir, lib.sh);
+# validate-verdict settles each pair's two programs.
+settle_dir "$M"
 validate 50 "$TOP/samples/sh.static|$TOP/samples/sh.dynamic|$TOP/samples/foo"
 for lib in rel sym page; do
 	validate 50 "$M/static-$lib|$M/with-$lib|"

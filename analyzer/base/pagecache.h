@@ -19,5 +19,7 @@
  * Returns 0 or -errno (err says which step failed).
  */
 int page_cache_settle(const char *path, struct errbuf *err);
+/* The same for every regular file directly in dir. */
+int page_cache_settle_dir(const char *dir, struct errbuf *err);
 
 #endif
