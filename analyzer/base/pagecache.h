@@ -1,12 +1,13 @@
 /*
  * A program file's pages as the kernel holds them when it read the file
- * from disk. What wrote a file decides how its page cache holds it: ext4
- * keeps a file that cp wrote (large writes) in 64 KiB folios, one that GNU
- * ld wrote, or that exec's faults read from disk, in single pages, and a
- * fault-around fault costs 1.2 against 2.8 us here (docs/model.md, "The
- * page cache's folios"): a fresh copy of bash-static ran 14 to 18% faster
- * than the installed file. So programs whose runs are set side by side are
- * first put in one state, that of a file read from disk.
+ * from disk. How a file was written decides how its page cache holds it:
+ * ext4 keeps what large writes wrote (cp, an install, GNU ld's large
+ * sections) in 64 KiB folios, what small writes wrote, and what exec's
+ * faults read from disk, in single pages, and a fault-around fault costs
+ * 1.2 against 2.8 us here (docs/model.md, "The page cache's folios"): a
+ * fresh copy of bash-static ran 14 to 18% faster than the installed file.
+ * So programs whose runs are set side by side are first put in one state,
+ * that of a file read from disk.
  */
 #ifndef LDPROF_PAGECACHE_H
 #define LDPROF_PAGECACHE_H

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -61,6 +62,28 @@ int main(int argc, char **argv)
 	CHECK(same);
 	close(fd);
 	unlink(path);
+
+	/* A directory: each regular file in it. */
+	{
+		char dir[4200], file[2][4300];
+		int fds[2];
+		snprintf(dir, sizeof dir, "%s.d", path);
+		CHECK(mkdir(dir, 0700) == 0);
+		for (int k = 0; k < 2; k++) {
+			snprintf(file[k], sizeof file[k], "%s/f%d", dir, k);
+			fds[k] = open(file[k], O_RDWR | O_CREAT | O_TRUNC, 0600);
+			CHECK(fds[k] >= 0 && write(fds[k], buf, sizeof buf) == (ssize_t)sizeof buf);
+			CHECK(resident(fds[k], 1) == 1);
+		}
+		CHECK(page_cache_settle_dir(dir, &err) == 0);
+		for (int k = 0; k < 2; k++) {
+			CHECK(resident(fds[k], 1) == 0);
+			close(fds[k]);
+			unlink(file[k]);
+		}
+		rmdir(dir);
+		CHECK(page_cache_settle_dir(dir, &err) == -ENOENT);
+	}
 
 	CHECK(page_cache_settle(path, &err) == -ENOENT);
 	CHECK(strstr(err.msg, path) && strstr(err.msg, strerror(ENOENT)));
