@@ -152,11 +152,7 @@ fresh_calibration() {
 # just wrote sits mostly in 64 KiB folios, and relocating it ran 5 to 8%
 # faster (docs/model.md, "The page cache's folios").
 settle_dir() {
-	for f in "$1"/*; do
-		[ -f "$f" ] || continue
-		sync -- "$f" 2>/dev/null || true
-		dd if="$f" iflag=nocache count=0 2>/dev/null || true
-	done
+	"$TOP/tools/settle" "$1"/*
 }
 
 # need_browser: LDPROF_BROWSER as given, else the first Chromium on PATH;
