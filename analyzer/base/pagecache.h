@@ -1,8 +1,8 @@
 /*
  * A program file's pages as the kernel holds them when it read the file
  * from disk. How a file was written decides how its page cache holds it:
- * ext4 keeps what large writes wrote (cp, an install, GNU ld's large
- * sections) in 64 KiB folios, what small writes wrote, and what exec's
+ * ext4 keeps what large writes wrote (cp, GNU ld's large sections)
+ * in 64 KiB folios, what small writes wrote, and what exec's
  * faults read from disk, in single pages, and a fault-around fault costs
  * 1.2 against 2.8 us here (docs/model.md, "The page cache's folios"): a
  * fresh copy of bash-static ran 14 to 18% faster than the installed file.
