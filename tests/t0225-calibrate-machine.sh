@@ -22,16 +22,19 @@ expect_eq "and printed: readings, and a share of the runs" true \
 n=$(json_eval "$TMP/cal.json" "len(d['warnings'])")
 expect_eq "each warning is printed" "$n" "$(grep -c '^ldprof: calibrate: warning: the machine was busy' "$TMP/cal.err")"
 
-# --verdict-error: stored with the calibration, the rest unchanged.
+# --verdict-error: stored with the calibration, the rest unchanged. 5000 us
+# is far above any saving of the sample here (300 to 520 us, the most with
+# another tenant streaming through the shared cache; 500 us was not), so
+# the verdict's interval holds 0 in every state of the machine.
 cp "$TMP/cal" "$TMP/cal.before"
-"$LDPROF" calibrate --verdict-error 40,500 -o "$TMP/cal" >"$TMP/ve" 2>&1
+"$LDPROF" calibrate --verdict-error 40,5000 -o "$TMP/cal" >"$TMP/ve" 2>&1
 check "--verdict-error stores" grep -q "stored in $TMP/cal" "$TMP/ve"
-check "it is in the file" grep -q '^verdict_error 40 500$' "$TMP/cal"
+check "it is in the file" grep -q '^verdict_error 40 5000$' "$TMP/cal"
 expect_eq "nothing else changed" "" \
 	"$(diff "$TMP/cal.before" "$TMP/cal" | grep '^[<>]' | grep -v verdict_error)"
 LDPROF_CALIBRATION=$TMP/cal "$LDPROF" -n 10 --json "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/j"
 expect_eq "the verdict's interval holds the stored error" true \
-	"$(json_eval "$TMP/j" "d['verdict']['model_error_us'] == max(500, 0.4 * abs(d['verdict']['static_link_saved_us'])) and d['verdict']['ci95'][1] - d['verdict']['static_link_saved_us'] >= 500")"
+	"$(json_eval "$TMP/j" "d['verdict']['model_error_us'] == max(5000, 0.4 * abs(d['verdict']['static_link_saved_us'])) and d['verdict']['ci95'][1] - d['verdict']['static_link_saved_us'] >= 5000")"
 expect_eq "an interval that holds 0 is no saving, and not advised" "no_gain False" \
 	"$(json_eval "$TMP/j" "d['verdict']['judgement'] + ' ' + str(any(a['what'] == 'link statically' for a in d['advice']))")"
 "$LDPROF" -n 5 "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >/dev/null 2>&1 # warm
