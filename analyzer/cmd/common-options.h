@@ -25,6 +25,9 @@
 			    "10 with -f)"),                                                        \
 		OPT_SET(0, "no-overhead", &(p)->plan.plain, 0,                                     \
 			"do not interleave plain runs (halves the work)"),                         \
+		OPT_BOOL(0, "cold-cache", &(p)->plan.cold_cache,                                   \
+			 "empty the CPU caches before each run, as a first start\n"                \
+			 "finds them (the page cache is left alone)"),                             \
 		OPT_BOOL(0, "preload", &(p)->preload,                                              \
 			 "see main and exit through an LD_PRELOAD library instead\n"               \
 			 "of patching GOT slots (costs one more mapped object)"),                  \

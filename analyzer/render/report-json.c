@@ -443,6 +443,7 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 	json_int(&j, "plain_runs", (long long)(rep->profiled ? rep->plain_runs : 0));
 	json_int(&j, "valid_runs", (long long)rep->valid_runs);
 	json_bool(&j, "interrupted", rep->interrupted);
+	json_bool(&j, "cold_cache", t->cold_cache);
 	json_num(&j, "tsc_hz", t->tsc_hz);
 	render_json_summary(&j, "total_us", &rep->total);
 	if (rep->profiled)

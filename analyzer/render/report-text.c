@@ -84,6 +84,8 @@ static void header(const struct text_out *o, const struct report *rep)
 		fprintf(o->f, " after %zu warmup", rep->warmup_runs);
 	if (rep->profiled && rep->plain_runs)
 		fprintf(o->f, ", %zu plain runs interleaved", rep->plain_runs);
+	if (t->cold_cache)
+		fputs(", CPU caches emptied before each", o->f);
 	fputc('\n', o->f);
 	text_outcomes(o, "", rep);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cacheevict.h"
 #include "base/cacheprobe.h"
 #include "base/interrupt.h"
 #include "base/stats.h"
@@ -74,10 +75,14 @@ static void drop_last(struct trace *t)
 	t->nrun--;
 }
 
-static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t, struct errbuf *err)
+static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t,
+	       struct cache_evictor *ev, struct errbuf *err)
 {
+	int ret = ev ? cache_evictor_sweep(ev, err) : 0;
+	if (ret)
+		return ret;
 	struct trace_run *r = trace_add_run(t);
-	int ret = launcher_run(l, profiled, t, r, err);
+	ret = launcher_run(l, profiled, t, r, err);
 
 	r->warmup = warmup;
 	/*
@@ -146,14 +151,14 @@ static int sample_rounds(struct runner_side *sides, size_t n, const struct run_p
 
 /* One round for one side: its profiled run, then its plain run. */
 static int round_of(const struct runner_side *sd, const struct run_plan *p, bool warmup,
-		    struct errbuf *err)
+		    struct cache_evictor *ev, struct errbuf *err)
 {
 	int r = 0;
 
 	if (sd->profiled)
-		r = one(sd->l, true, warmup, sd->t, err);
+		r = one(sd->l, true, warmup, sd->t, ev, err);
 	if (!r && (!sd->profiled || p->plain))
-		r = one(sd->l, false, warmup, sd->t, err);
+		r = one(sd->l, false, warmup, sd->t, ev, err);
 	return r;
 }
 
@@ -288,21 +293,29 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 			 bool *interrupted, struct errbuf *err)
 {
 	struct probe_log pl;
+	struct cache_evictor evictor, *ev = NULL;
 	uint64_t start;
 	int r = 0;
 
+	if (p->cold_cache) {
+		if ((r = cache_evictor_start(&evictor, cache_evict_bytes(), err)))
+			return r;
+		ev = &evictor;
+	}
+	for (size_t i = 0; i < n; i++)
+		sides[i].t->cold_cache = p->cold_cache;
 	interrupt_begin();
 	probe_log_init(&pl, n);
 	for (unsigned long w = 0; w < p->warmup && !r; w++)
 		for (size_t i = 0; i < n && !r; i++)
-			r = round_of(&sides[i], p, true, err);
+			r = round_of(&sides[i], p, true, ev, err);
 	if (!r)
 		probe_take(&pl, sides, false);
 	start = mono_ns();
 	while (!r) {
 		bool done = true;
 		for (size_t i = 0; i < n && !r; i++)
-			r = round_of(&sides[i], p, false, err);
+			r = round_of(&sides[i], p, false, ev, err);
 		for (size_t i = 0; i < n && !r; i++)
 			done = done && side_done(&sides[i], p, start);
 		if (done)
@@ -313,6 +326,8 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 		probe_take(&pl, sides, false);
 	probe_label(&pl, sides);
 	probe_log_fini(&pl);
+	if (ev)
+		cache_evictor_stop(ev);
 	if (!r)
 		r = sample_rounds(sides, n, p, err);
 	*interrupted = interrupt_requested();

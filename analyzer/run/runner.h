@@ -27,6 +27,8 @@ struct run_plan {
 	 * says why).
 	 */
 	unsigned sample_every;
+	/* --cold-cache: empty the CPU caches before each timed run (base/cacheevict.h). */
+	bool cold_cache;
 };
 
 /* One program of several run side by side (compare): its launcher and trace. */

@@ -119,6 +119,7 @@ struct trace {
 	double tsc_hz;
 	bool interrupted;	  /* SIGINT ended the runs early */
 	bool follow;		  /* -f: each run carries its process tree */
+	bool cold_cache;	  /* --cold-cache: the CPU caches emptied before each run */
 	char *profiled_failure;	  /* what only the failing profiled runs print (ld.so's message) */
 	struct trace_object *obj; /* in order of first appearance */
 	size_t nobj, capobj;

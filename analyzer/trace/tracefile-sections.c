@@ -21,6 +21,7 @@ enum meta_tag {
 	META_RUNS = 10,
 	META_CWD = 11,
 	META_FOLLOW = 12,
+	META_COLD_CACHE = 13,
 };
 
 enum machine_tag {
@@ -128,6 +129,8 @@ void tf_encode_meta(const struct trace *t, struct bbuf *b)
 	tlv_str(b, META_CWD, t->cwd);
 	if (t->follow)
 		tlv_uint(b, META_FOLLOW, 1);
+	if (t->cold_cache)
+		tlv_uint(b, META_COLD_CACHE, 1);
 }
 
 void tf_encode_machine(const struct trace *t, struct bbuf *b)
@@ -322,6 +325,9 @@ static bool decode_meta_field(unsigned tag, struct cursor *v, struct trace *t,
 		break;
 	case META_FOLLOW:
 		t->follow = val_uint(v) != 0;
+		break;
+	case META_COLD_CACHE:
+		t->cold_cache = val_uint(v) != 0;
 		break;
 	}
 	return !v->bad;

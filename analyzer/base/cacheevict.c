@@ -1,0 +1,231 @@
+/*
+ * Hand-rolled: emptying the CPU caches is reading something larger than
+ * them, and no library we use does it. The cache sizes come from sysfs,
+ * not sysconf(_SC_LEVEL3_CACHE_SIZE): in this project's VMs glibc's cpuid
+ * reading reports the host's 384 MiB, sysfs the 32 MiB the guest shares.
+ */
+#include "base/cacheevict.h"
+
+#include <errno.h>
+#include <link.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+enum { LINE = 64, MAX_CPUS = 8 };
+
+#define EVICT_DEFAULT_BYTES ((size_t)64 << 20)
+
+/* One cache's size from sysfs ("32768K"), 0 when absent. */
+static size_t sysfs_cache_size(unsigned index)
+{
+	char path[96];
+	unsigned long v = 0;
+	char unit = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%u/size", index);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	int n = fscanf(f, "%lu%c", &v, &unit);
+	fclose(f);
+	if (n < 1)
+		return 0;
+	return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+}
+
+size_t cache_evict_bytes(void)
+{
+	size_t largest = 0;
+
+	for (unsigned i = 0; i < 8; i++) {
+		size_t s = sysfs_cache_size(i);
+		largest = s > largest ? s : largest;
+	}
+	if (!largest)
+		return EVICT_DEFAULT_BYTES;
+	return largest > ((size_t)512 << 20) ? (size_t)1 << 30 : 2 * largest;
+}
+
+/* One read of every line: the buffer's lines displace whatever was cached. */
+static void sweep_once(const volatile uint64_t *buf, size_t bytes)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < bytes / sizeof *buf; i += LINE / sizeof *buf)
+		sum += buf[i];
+	__asm__ volatile("" : : "r"(sum) : "memory");
+}
+
+/*
+ * libc's and ld.so's files, read back after the sweep: every process on
+ * the machine reads them, so a first start finds them cached, and the
+ * cost model takes them to be (ldso/symlookup.c, read_by_all). Their
+ * read-only segments are the same page-cache pages in every process; the
+ * writable ones are each process's own copies, and are left out.
+ */
+static int warm_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *base = strrchr(info->dlpi_name, '/');
+
+	(void)size, (void)data;
+	base = base ? base + 1 : info->dlpi_name;
+	if (strcmp(base, "libc.so.6") && strcmp(base, "ld-linux-x86-64.so.2"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_W))
+			sweep_once((const volatile uint64_t *)((info->dlpi_addr + ph->p_vaddr) &
+							       ~(uintptr_t)(LINE - 1)),
+				   ph->p_filesz);
+	}
+	return 0;
+}
+
+/* The helper's CPUs: those it may run on, the first MAX_CPUS. */
+static unsigned helper_cpus(int *cpu, const cpu_set_t *all)
+{
+	unsigned n = 0;
+
+	for (int c = 0; c < CPU_SETSIZE && n < MAX_CPUS; c++)
+		if (CPU_ISSET(c, all))
+			cpu[n++] = c;
+	return n;
+}
+
+/* Only what it needs: its socket, and /dev/null for the standard fds. */
+static void helper_fds(int keep)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	for (int fd = 0; fd < 3 && null >= 0; fd++)
+		if (fd != null)
+			dup2(null, fd);
+	if (keep > 3)
+		close_range(3, (unsigned)keep - 1, 0);
+	close_range((unsigned)keep + 1, ~0u, 0);
+	if (null > 2 && null != keep)
+		close(null);
+}
+
+static _Noreturn void helper(int sock, size_t bytes, pid_t parent)
+{
+	cpu_set_t all, one;
+	int cpu[MAX_CPUS];
+	char c = 'E';
+
+	/* Ctrl-C is the launcher's to handle; its death is the helper's. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	helper_fds(sock);
+	void *buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (buf == MAP_FAILED || sched_getaffinity(0, sizeof all, &all)) {
+		(void)!write(sock, &c, 1);
+		_exit(1);
+	}
+	/* Written once, so that each page is a page of its own, not the zero page. */
+	for (size_t i = 0; i < bytes; i += 4096)
+		((volatile char *)buf)[i] = 1;
+	unsigned n = helper_cpus(cpu, &all);
+	c = 'R';
+	if (write(sock, &c, 1) != 1)
+		_exit(1);
+	while (read(sock, &c, 1) == 1) {
+		/* On each CPU, so that its private caches are emptied too. */
+		for (unsigned i = 0; i < n; i++) {
+			CPU_ZERO(&one);
+			CPU_SET(cpu[i], &one);
+			sched_setaffinity(0, sizeof one, &one);
+			sweep_once(buf, bytes);
+			dl_iterate_phdr(warm_one, NULL);
+		}
+		sched_setaffinity(0, sizeof all, &all);
+		if (write(sock, &c, 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+/* One byte from the helper, retried across signals: 0, or -errno. */
+static int await(int sock, char *c)
+{
+	ssize_t n;
+
+	do
+		n = recv(sock, c, 1, 0);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : n == 0 ? -EPIPE : -errno;
+}
+
+int cache_evictor_start(struct cache_evictor *ev, size_t bytes, struct errbuf *err)
+{
+	int sv[2], ret;
+	pid_t parent = getpid();
+	char c;
+
+	memset(ev, 0, sizeof *ev);
+	ev->sock = -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return set_err(err, errno, "cannot start the cache evictor: socketpair: %s",
+			       strerror(errno));
+	ev->pid = fork();
+	if (ev->pid < 0) {
+		ret = set_err(err, errno, "cannot start the cache evictor: fork: %s",
+			      strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		ev->pid = 0;
+		return ret;
+	}
+	if (ev->pid == 0)
+		helper(sv[1], bytes, parent);
+	close(sv[1]);
+	ev->sock = sv[0];
+	ev->bytes = bytes;
+	if ((ret = await(ev->sock, &c)) || c != 'R') {
+		cache_evictor_stop(ev);
+		return set_err(err, ret ? ret : -ENOMEM,
+			       "cannot start the cache evictor: its %zu MiB buffer: %s",
+			       bytes >> 20, ret ? strerror(-ret) : "mmap failed");
+	}
+	return 0;
+}
+
+int cache_evictor_sweep(struct cache_evictor *ev, struct errbuf *err)
+{
+	char c = 'S';
+	int ret;
+
+	if (send(ev->sock, &c, 1, MSG_NOSIGNAL) != 1)
+		return set_err(err, errno, "the cache evictor stopped: %s", strerror(errno));
+	if ((ret = await(ev->sock, &c)))
+		return set_err(err, ret, "the cache evictor stopped: %s", strerror(-ret));
+	return 0;
+}
+
+void cache_evictor_stop(struct cache_evictor *ev)
+{
+	int status;
+
+	if (ev->sock >= 0)
+		close(ev->sock);
+	if (ev->pid > 0) {
+		kill(ev->pid, SIGKILL);
+		while (waitpid(ev->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	ev->pid = 0;
+	ev->sock = -1;
+}

@@ -1,0 +1,43 @@
+/*
+ * --cold-cache: before each run, a helper process reads through a buffer
+ * twice the size of the shared cache on every CPU the runs may use, so no
+ * line the previous run read is still cached when the next one starts.
+ * The page cache is left alone: files stay in memory, only the CPU caches
+ * are emptied of the program's lines.
+ *
+ * Why: back to back, a small program's loader tables survive in the shared
+ * cache from one run to the next (ninja --version relocated in 396 us back
+ * to back and 673 us after 32 MiB were read in between, docs/model.md, "What
+ * survives between runs"). The relocation model prices a first start, whose
+ * tables come from memory; this is how to measure that state.
+ *
+ * A helper process, not the launcher: the kernel counts the launcher's
+ * memory in each program's max RSS (run/spawn.h).
+ */
+#ifndef LDPROF_CACHEEVICT_H
+#define LDPROF_CACHEEVICT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/util.h"
+
+struct cache_evictor {
+	pid_t pid;     /* the helper; 0: none */
+	int sock;      /* a request is one byte; the helper answers one when done */
+	size_t bytes;  /* its buffer */
+};
+
+/* Twice the largest CPU cache sysfs reports, 64 MiB when it reports none. */
+size_t cache_evict_bytes(void);
+
+/* Start the helper with a buffer of BYTES, touched once: 0, or -errno with err set. */
+int cache_evictor_start(struct cache_evictor *ev, size_t bytes, struct errbuf *err);
+
+/* Read the buffer through on each CPU and wait until done: 0, or -errno with err set. */
+int cache_evictor_sweep(struct cache_evictor *ev, struct errbuf *err);
+
+/* Stop the helper and reap it; safe on one never started. */
+void cache_evictor_stop(struct cache_evictor *ev);
+
+#endif
