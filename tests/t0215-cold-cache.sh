@@ -43,4 +43,17 @@ expect_eq "a trace file keeps it" true "$(json_eval "$TMP/report.json" "d['cold_
 "$LDPROF" compare -n 3 --cold-cache --json "$prog" "$prog" >"$TMP/cmp.json" 2>/dev/null
 expect_eq "compare empties them before both sides' runs" "[true, true]" \
 	"$(json_eval "$TMP/cmp.json" "[d['a']['cold_cache'], d['b']['cold_cache']]")"
+
+# A calibration made with --cold-cache prices a first start: a report of
+# runs made otherwise says so, and one of runs made so does not.
+use_calibration
+cp "$LDPROF_CALIBRATION" "$TMP/cold-calibration"
+echo "cold_cache 1" >>"$TMP/cold-calibration"
+LDPROF_CALIBRATION=$TMP/cold-calibration "$LDPROF" run -n 3 -w 0 --json "$prog" >"$TMP/mix.json" 2>/dev/null
+expect_eq "runs back to back against a --cold-cache calibration get a note" true \
+	"$(json_eval "$TMP/mix.json" "any('the calibration emptied the CPU caches' in n for n in d['notes'])")"
+LDPROF_CALIBRATION=$TMP/cold-calibration "$LDPROF" run -n 3 -w 0 --cold-cache --json "$prog" \
+	>"$TMP/same.json" 2>/dev/null
+expect_eq "runs with --cold-cache against it do not" false \
+	"$(json_eval "$TMP/same.json" "any('--cold-cache' in n for n in d['notes'])")"
 done_testing

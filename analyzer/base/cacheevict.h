@@ -8,8 +8,8 @@
  * Why: back to back, a small program's loader tables survive in the shared
  * cache from one run to the next (ninja --version relocated in 396 us back
  * to back and 673 us after 32 MiB were read in between, docs/model.md, "What
- * survives between runs"). The relocation model prices a first start, whose
- * tables come from memory; this is how to measure that state.
+ * survives between runs"). A first start finds its tables in memory; this
+ * measures that state, in the runs and in calibrate --cold-cache alike.
  *
  * A helper process, not the launcher: the kernel counts the launcher's
  * memory in each program's max RSS (run/spawn.h).

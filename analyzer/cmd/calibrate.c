@@ -193,6 +193,8 @@ int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 			   "calibration-v2; $LDPROF_CALIBRATION is read first)"),
 		OPT_BOOL(0, "dry-run", &dry_run, "fit and print, store nothing"),
 		OPT_BOOL(0, "keep", &calib.keep, "keep the build directory"),
+		OPT_BOOL(0, "cold-cache", &calib.prof.plan.cold_cache,
+			 "empty the CPU caches before each run (see ldprof run)"),
 		OPT_BOOL(0, "json", &json, "print the fit as JSON (schema ldprof-calibration/1)"),
 		OPT_STRING(0, "verdict-error", "PCT,US", &verdict_error,
 			   "store the static-link verdict's validated error\n"

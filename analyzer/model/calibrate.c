@@ -497,8 +497,9 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 		cmds[i] = (struct profile_cmd){1, &paths[2 * i]};
 	}
 	if (o->log)
-		fprintf(o->log, "running %zu programs interleaved, in %d blocks...\n", n,
-			CALIB_PASSES);
+		fprintf(o->log, "running %zu programs interleaved, in %d blocks%s...\n", n,
+			CALIB_PASSES,
+			o->prof.plan.cold_cache ? ", the CPU caches emptied before each run" : "");
 	r = measure_runs(o, n, cmds, res);
 	for (size_t i = 0; !r && i < n; i++)
 		if ((r = model_process_features(paths[2 * i], &res->features[i * MODEL_NFEAT],
@@ -656,6 +657,7 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 		return r;
 	res->coefs.valid = res->coefs.calibrated = true;
 	describe_machine(&res->coefs);
+	res->coefs.cold_cache = o->prof.plan.cold_cache;
 	return 0;
 }
 

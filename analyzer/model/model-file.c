@@ -127,6 +127,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	if (m->line_ns > 0)
 		fprintf(f, "line_ns %.9g %.9g %.9g\n", m->line_ns, m->line_hot_ns,
 			m->line_contended_pct);
+	if (m->cold_cache)
+		fputs("cold_cache 1\n", f);
 	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
 		fprintf(f, "verdict_error %.9g %.9g\n", m->verdict_err_pct, m->verdict_err_us);
 	for (int k = 0; k < MODEL_NFEAT; k++)
@@ -277,6 +279,8 @@ static int parse_line(char *line, struct model_coefs *m, uint32_t *seen)
 		snprintf(m->machine, sizeof m->machine, "%.*s", (int)sizeof m->machine - 1, rest);
 	else if (!strcmp(key, "programs"))
 		m->programs = strtoul(rest, NULL, 10);
+	else if (!strcmp(key, "cold_cache"))
+		m->cold_cache = strtoul(rest, NULL, 10) != 0;
 	else if (!strcmp(key, "coef"))
 		return parse_coef(rest, m, seen);
 	return 0; /* unknown keys: from a newer ldprof, ignored */

@@ -358,6 +358,15 @@ static void add_notes(const struct trace *t, struct report *rep)
 		     "its prices for reading ld.so's tables are those of a machine whose other "
 		     "tenants stream through the cache; calibrate again when it is calm",
 		     t->model.line_contended_pct);
+	if (rep->reloc_by_model && t->model.calibrated && t->model.cold_cache != t->cold_cache)
+		note(rep,
+		     "%s emptied the CPU caches before each run (--cold-cache) and %s did not: "
+		     "its prices are for %s, these runs %s",
+		     t->cold_cache ? "these runs" : "the calibration",
+		     t->cold_cache ? "the calibration" : "these runs",
+		     t->cold_cache ? "tables the programs before left partly cached"
+				   : "a first start",
+		     t->cold_cache ? "a first start" : "found what the run before left cached");
 }
 
 /*

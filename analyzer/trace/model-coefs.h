@@ -70,6 +70,7 @@ struct model_coefs {
 	 * runs it was contended in; 0: not measured (an older calibration).
 	 */
 	double line_ns, line_hot_ns, line_contended_pct;
+	bool cold_cache; /* calibrate --cold-cache: the CPU caches emptied before each run */
 	double fde_sort_us; /* a static build's first unwind: per n log2 n of n erratic FDEs */
 	double fde_floor;   /* erratic FDEs of the runtime every static unwinder carries */
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
