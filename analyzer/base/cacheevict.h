@@ -7,9 +7,9 @@
  *
  * Why: back to back, a small program's loader tables survive in the shared
  * cache from one run to the next (ninja --version relocated in 396 us back
- * to back and 673 us after 32 MiB were read in between, docs/model.md, "What
- * survives between runs"). A first start finds its tables in memory; this
- * measures that state, in the runs and in calibrate --cold-cache alike.
+ * to back and 673 us after 32 MiB were read in between; docs/model.md, "The
+ * cache state"). A first start finds its tables in memory; this measures
+ * that state, in the runs and in calibrate --cold-cache alike.
  *
  * A helper process, not the launcher: the kernel counts the launcher's
  * memory in each program's max RSS (run/spawn.h).
