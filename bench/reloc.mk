@@ -17,6 +17,25 @@ bench-reloc: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 
 BENCHES += bench-reloc
 
+# The same in the first-start state: the calibration and the runs with the
+# CPU caches emptied before each run (--cold-cache, docs/model.md, "The
+# cache state").
+BENCH_RELOC_COLD_CALIBRATION := $(B)/bench/calibration-reloc-cold
+
+.PHONY: bench-reloc-cold
+bench-reloc-cold: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
+	@mkdir -p $(B)/bench
+	@echo "== the relocation model's residual on real programs, the caches emptied before each run"
+	@./$(LDPROF) calibrate --cold-cache -o $(BENCH_RELOC_COLD_CALIBRATION) \
+		> $(B)/bench/calibration-reloc-cold.log 2>&1 || \
+		{ cat $(B)/bench/calibration-reloc-cold.log; exit 1; }
+	@grep '^r2 ' $(BENCH_RELOC_COLD_CALIBRATION) | sed 's/^/   calibration /'
+	@LDPROF_CALIBRATION=$(CURDIR)/$(BENCH_RELOC_COLD_CALIBRATION) tools/bench-reloc.py --cold-cache \
+		--ldprof ./$(LDPROF)
+	@echo
+
+BENCHES += bench-reloc-cold
+
 # The split, object by object, against uprobes on ld.so's _dl_relocate_object
 # (perf probe; needs root, says "skipped" without it).
 .PHONY: bench-reloc-objects

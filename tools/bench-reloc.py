@@ -20,6 +20,10 @@ the calibration run and report use ($LDPROF_CALIBRATION, else
 $XDG_CACHE_HOME/ldprof/); says so when there is none, as every residual
 would then be the reference machine's.
 
+--cold-cache has ldprof empty the CPU caches before each run: a first
+start, which a calibration made the same way (ldprof calibrate
+--cold-cache) prices; back to back, a small program's tables stay cached.
+
 --objects checks the model's split, object by object, against an oracle
 that is not ldprof's: uprobes (perf probe) on ld.so's _dl_relocate_object,
 entry and return, over the program's runs. Each object's measured time is
@@ -74,9 +78,13 @@ def parse_programs(words):
     return progs
 
 
+# --cold-cache: ldprof empties the CPU caches before each run (a first start).
+RUN_OPTIONS = []
+
+
 def run_ldprof(ldprof, runs, argv):
     """`ldprof run --json` of the program, parsed; raises with ldprof's last word."""
-    r = subprocess.run([ldprof, "-n", str(runs), "--json", "--"] + argv,
+    r = subprocess.run([ldprof, "-n", str(runs)] + RUN_OPTIONS + ["--json", "--"] + argv,
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else
@@ -317,8 +325,12 @@ def main():
                     help="each object's model figure against uprobes on _dl_relocate_object")
     ap.add_argument("--min-us", type=float, default=20.0,
                     help="--objects: leave out objects the model gives less (default 20)")
+    ap.add_argument("--cold-cache", action="store_true",
+                    help="empty the CPU caches before each run (ldprof run --cold-cache)")
     ap.add_argument("programs", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    if a.cold_cache:
+        RUN_OPTIONS.append("--cold-cache")
     progs = parse_programs(a.programs) if a.programs else PROGRAMS
     if a.objects:
         return objects_table(a, progs)
