@@ -70,6 +70,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_str(&j, "schema", "ldprof-calibration/1");
 	json_int(&j, "programs", (long long)r->n);
 	json_num(&j, "r2", m->r2);
+	json_bool(&j, "cold_cache", m->cold_cache);
 	json_num(&j, "intercept_us", m->intercept_us);
 	json_obj_open(&j, "coef_us");
 	for (int k = 0; k < MODEL_NFEAT; k++)
