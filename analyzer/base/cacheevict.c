@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -116,18 +115,17 @@ static void helper_fds(int keep)
 		close(null);
 }
 
-static _Noreturn void helper(int sock, size_t bytes, pid_t parent)
+static _Noreturn void helper(int sock, size_t bytes)
 {
 	cpu_set_t all, one;
 	int cpu[MAX_CPUS];
 	char c = 'E';
+	pid_t self = getpid();
 
-	/* Ctrl-C is the launcher's to handle; its death is the helper's. */
+	/* Ctrl-C is the launcher's to handle; the launcher's end, its socket's EOF, is the helper's. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(0);
+	signal(SIGPIPE, SIG_DFL);
 	helper_fds(sock);
 	void *buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -140,7 +138,7 @@ static _Noreturn void helper(int sock, size_t bytes, pid_t parent)
 		((volatile char *)buf)[i] = 1;
 	unsigned n = helper_cpus(cpu, &all);
 	c = 'R';
-	if (write(sock, &c, 1) != 1)
+	if (write(sock, &c, 1) != 1 || write(sock, &self, sizeof self) != sizeof self)
 		_exit(1);
 	while (read(sock, &c, 1) == 1) {
 		/* On each CPU, so that its private caches are emptied too. */
@@ -158,6 +156,20 @@ static _Noreturn void helper(int sock, size_t bytes, pid_t parent)
 	_exit(0);
 }
 
+/* N bytes from the helper, retried across signals: 0, or -errno (-EPIPE: it is gone). */
+static int recv_all(int sock, void *buf, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t k = recv(sock, (char *)buf + got, n - got, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k ? -errno : -EPIPE;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
 /* One byte from the helper, retried across signals: 0, or -errno. */
 static int await(int sock, char *c)
 {
@@ -171,30 +183,41 @@ static int await(int sock, char *c)
 
 int cache_evictor_start(struct cache_evictor *ev, size_t bytes, struct errbuf *err)
 {
-	int sv[2], ret;
-	pid_t parent = getpid();
-	char c;
+	int sv[2], ret, status;
+	pid_t mid;
+	char c = 0;
 
 	memset(ev, 0, sizeof *ev);
 	ev->sock = -1;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return set_err(err, errno, "cannot start the cache evictor: socketpair: %s",
 			       strerror(errno));
-	ev->pid = fork();
-	if (ev->pid < 0) {
+	/*
+	 * Forked twice: the helper is handed to init (or to a subreaper above
+	 * ldprof), not left a child here, where -f waits for every child.
+	 */
+	mid = fork();
+	if (mid < 0) {
 		ret = set_err(err, errno, "cannot start the cache evictor: fork: %s",
 			      strerror(errno));
 		close(sv[0]);
 		close(sv[1]);
-		ev->pid = 0;
 		return ret;
 	}
-	if (ev->pid == 0)
-		helper(sv[1], bytes, parent);
+	if (mid == 0) {
+		close(sv[0]);
+		pid_t h = fork();
+		if (h == 0)
+			helper(sv[1], bytes);
+		_exit(h < 0 ? 1 : 0);
+	}
 	close(sv[1]);
 	ev->sock = sv[0];
 	ev->bytes = bytes;
-	if ((ret = await(ev->sock, &c)) || c != 'R') {
+	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
+		;
+	if ((ret = await(ev->sock, &c)) || c != 'R' ||
+	    (ret = recv_all(ev->sock, &ev->pid, sizeof ev->pid))) {
 		cache_evictor_stop(ev);
 		return set_err(err, ret ? ret : -ENOMEM,
 			       "cannot start the cache evictor: its %zu MiB buffer: %s",
@@ -215,17 +238,15 @@ int cache_evictor_sweep(struct cache_evictor *ev, struct errbuf *err)
 	return 0;
 }
 
+/*
+ * The helper is not ldprof's child: closing its socket ends it (it reads
+ * EOF between sweeps, and a sweep is never left running). Not a kill: its
+ * pid, once it is gone, may be another process's.
+ */
 void cache_evictor_stop(struct cache_evictor *ev)
 {
-	int status;
-
 	if (ev->sock >= 0)
 		close(ev->sock);
-	if (ev->pid > 0) {
-		kill(ev->pid, SIGKILL);
-		while (waitpid(ev->pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
 	ev->pid = 0;
 	ev->sock = -1;
 }

@@ -12,7 +12,8 @@
  * that state, in the runs and in calibrate --cold-cache alike.
  *
  * A helper process, not the launcher: the kernel counts the launcher's
- * memory in each program's max RSS (run/spawn.h).
+ * memory in each program's max RSS (run/spawn.h). Forked twice, so that it
+ * is not ldprof's child: -f waits until ldprof has none left.
  */
 #ifndef LDPROF_CACHEEVICT_H
 #define LDPROF_CACHEEVICT_H
@@ -23,7 +24,7 @@
 #include "base/util.h"
 
 struct cache_evictor {
-	pid_t pid;     /* the helper; 0: none */
+	pid_t pid;     /* the helper (not ldprof's child: init's); 0: none */
 	int sock;      /* a request is one byte; the helper answers one when done */
 	size_t bytes;  /* its buffer */
 };
@@ -37,7 +38,7 @@ int cache_evictor_start(struct cache_evictor *ev, size_t bytes, struct errbuf *e
 /* Read the buffer through on each CPU and wait until done: 0, or -errno with err set. */
 int cache_evictor_sweep(struct cache_evictor *ev, struct errbuf *err);
 
-/* Stop the helper and reap it; safe on one never started. */
+/* Stop the helper (it exits on its own, at once); safe on one never started. */
 void cache_evictor_stop(struct cache_evictor *ev);
 
 #endif

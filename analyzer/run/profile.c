@@ -57,6 +57,7 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 		     struct target *tg, struct trace *traces, bool for_compare)
 {
 	struct run_plan plan = o->plan;
+	struct cache_evictor evictor = {.sock = -1};
 	struct launcher *l = xcalloc(n, sizeof *l);
 	struct runner_side *sides = xcalloc(n, sizeof *sides);
 	struct errbuf err;
@@ -69,6 +70,19 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 	plan.sample_every = o->sample ? SAMPLE_EVERY : 0;
 	if (for_compare)
 		plan.plain = plan.adapt_on_plain = true;
+	/*
+	 * Before the launchers: with -f a launcher makes ldprof its programs'
+	 * subreaper and waits until it has no child left, which the helper,
+	 * started first and handed to init, never is.
+	 */
+	if (plan.cold_cache) {
+		if (cache_evictor_start(&evictor, cache_evict_bytes(), &err)) {
+			error_msg("%s", err.msg);
+			r = EXIT_FAIL;
+			goto out;
+		}
+		plan.evictor = &evictor;
+	}
 	for (; ready < n; ready++) {
 		struct launch_opts lo = {.path = tg[ready].path,
 					 .argv = cmds[ready].argv,
@@ -113,6 +127,7 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 out:
 	for (size_t i = 0; i < ready; i++)
 		launcher_fini(&l[i]);
+	cache_evictor_stop(&evictor);
 	free(l);
 	free(sides);
 	return r;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/cacheevict.h"
 #include "base/cacheprobe.h"
 #include "base/interrupt.h"
 #include "base/stats.h"
@@ -293,15 +292,10 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 			 bool *interrupted, struct errbuf *err)
 {
 	struct probe_log pl;
-	struct cache_evictor evictor, *ev = NULL;
+	struct cache_evictor *ev = p->cold_cache ? p->evictor : NULL;
 	uint64_t start;
 	int r = 0;
 
-	if (p->cold_cache) {
-		if ((r = cache_evictor_start(&evictor, cache_evict_bytes(), err)))
-			return r;
-		ev = &evictor;
-	}
 	for (size_t i = 0; i < n; i++)
 		sides[i].t->cold_cache = p->cold_cache;
 	interrupt_begin();
@@ -326,8 +320,6 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 		probe_take(&pl, sides, false);
 	probe_label(&pl, sides);
 	probe_log_fini(&pl);
-	if (ev)
-		cache_evictor_stop(ev);
 	if (!r)
 		r = sample_rounds(sides, n, p, err);
 	*interrupted = interrupt_requested();

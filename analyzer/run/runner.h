@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "base/cacheevict.h"
 #include "run/launch.h"
 #include "trace/trace.h"
 
@@ -27,8 +28,10 @@ struct run_plan {
 	 * says why).
 	 */
 	unsigned sample_every;
-	/* --cold-cache: empty the CPU caches before each timed run (base/cacheevict.h). */
+	/* --cold-cache: empty the CPU caches before each run (base/cacheevict.h). */
 	bool cold_cache;
+	/* Its helper, started by the caller before any launcher (see there); NULL: none. */
+	struct cache_evictor *evictor;
 };
 
 /* One program of several run side by side (compare): its launcher and trace. */

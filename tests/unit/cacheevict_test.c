@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <sys/wait.h>
 
 #include "unit.h"
@@ -36,6 +37,19 @@ static size_t largest_cache(void)
 	return largest;
 }
 
+/* Within 5 s, pid is gone (init reaps it): kill(pid, 0) says ESRCH. */
+static int gone(pid_t pid)
+{
+	struct timespec ms = {0, 1000000};
+
+	for (int i = 0; i < 5000; i++) {
+		if (kill(pid, 0) && errno == ESRCH)
+			return 1;
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	struct cache_evictor ev;
@@ -48,6 +62,7 @@ int main(void)
 	CHECK(cache_evict_bytes() == (want ? 2 * want : (size_t)64 << 20));
 	CHECK(cache_evictor_start(&ev, cache_evict_bytes(), &err) == 0);
 	CHECK(ev.pid > 0);
+	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD); /* no child of ours */
 	/* A quarter of a MiB: hot, it stays in the core's own L2, which no tenant shares. */
 	CHECK(cache_probe_init(&p, (size_t)256 << 10, &err) == 0);
 	/* Three tries: a tenant's burst can slow one hot pass as much as a sweep. */
@@ -66,14 +81,13 @@ int main(void)
 	pid_t pid = ev.pid;
 	cache_evictor_stop(&ev);
 	CHECK(ev.pid == 0);
-	CHECK(kill(pid, 0) == -1 && errno == ESRCH); /* reaped, not a zombie */
+	CHECK(gone(pid)); /* it ended, and no zombie is left */
 	cache_evictor_stop(&ev); /* twice is harmless */
 
 	/* A helper that died: the next sweep is an error, not a hang or SIGPIPE. */
 	CHECK(cache_evictor_start(&ev, (size_t)1 << 20, &err) == 0);
 	kill(ev.pid, SIGKILL);
-	waitpid(ev.pid, NULL, 0);
-	ev.pid = 0;
+	CHECK(gone(ev.pid));
 	CHECK(cache_evictor_sweep(&ev, &err) < 0);
 	CHECK(err.msg[0] != '\0');
 	cache_evictor_stop(&ev);

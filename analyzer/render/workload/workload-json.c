@@ -244,6 +244,7 @@ void render_workload_json_obj(struct json *j, const char *key, const struct work
 	json_int(j, "plain_runs", (long long)w->plain_runs);
 	json_int(j, "warmup_runs", (long long)w->warmup_runs);
 	json_int(j, "runs_without_tree", (long long)w->treeless_runs);
+	json_bool(j, "cold_cache", t->cold_cache);
 	json_num(j, "median_run",
 		 w->median_run == SIZE_MAX ? NAN : (double)workload_run_ordinal(w, w->median_run));
 	workload_obj(j, w);

@@ -24,6 +24,8 @@ static void header(const struct text_out *o, const struct workload *w)
 		fprintf(o->f, " after %zu warmup", w->warmup_runs);
 	if (w->plain_runs)
 		fprintf(o->f, ", %zu plain runs interleaved", w->plain_runs);
+	if (t->cold_cache)
+		fputs(", CPU caches emptied before each", o->f);
 	if (w->runs)
 		fprintf(o->f, ": %.0f processes and %.0f execs per run (medians)", w->procs.median,
 			w->execs.median);
