@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -49,7 +50,8 @@ size_t cache_evict_bytes(void)
 		size_t s = sysfs_cache_size(i);
 		largest = s > largest ? s : largest;
 	}
-	if (!largest)
+	/* At least the default: a VM's sysfs may list only a small L2. */
+	if (2 * largest < EVICT_DEFAULT_BYTES)
 		return EVICT_DEFAULT_BYTES;
 	return largest > ((size_t)512 << 20) ? (size_t)1 << 30 : 2 * largest;
 }
@@ -100,19 +102,41 @@ static unsigned helper_cpus(int *cpu, const cpu_set_t *all)
 	return n;
 }
 
-/* Only what it needs: its socket, and /dev/null for the standard fds. */
-static void helper_fds(int keep)
+/* Every fd from lo up, but keep: close_range, or one at a time where the kernel lacks it. */
+static void close_from(int lo, int keep)
 {
-	int null = open("/dev/null", O_RDWR);
+	long max = sysconf(_SC_OPEN_MAX);
 
+	if (lo < keep && !close_range((unsigned)lo, (unsigned)keep - 1, 0) &&
+	    !close_range((unsigned)keep + 1, ~0u, 0))
+		return;
+	if (lo > keep && !close_range((unsigned)lo, ~0u, 0))
+		return;
+	for (long fd = lo; fd < (max > 0 ? max : 1024); fd++)
+		if (fd != keep)
+			close((int)fd);
+}
+
+/*
+ * Only what it needs: its socket, moved above the standard fds (ldprof
+ * may have been started with them closed), and /dev/null as those. Returns
+ * the socket's fd.
+ */
+static int helper_fds(int sock)
+{
+	if (sock < 3) {
+		int up = fcntl(sock, F_DUPFD_CLOEXEC, 3);
+		if (up < 0)
+			_exit(1);
+		close(sock);
+		sock = up;
+	}
+	int null = open("/dev/null", O_RDWR);
 	for (int fd = 0; fd < 3 && null >= 0; fd++)
 		if (fd != null)
 			dup2(null, fd);
-	if (keep > 3)
-		close_range(3, (unsigned)keep - 1, 0);
-	close_range((unsigned)keep + 1, ~0u, 0);
-	if (null > 2 && null != keep)
-		close(null);
+	close_from(3, sock);
+	return sock;
 }
 
 static _Noreturn void helper(int sock, size_t bytes)
@@ -126,16 +150,14 @@ static _Noreturn void helper(int sock, size_t bytes)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGPIPE, SIG_DFL);
-	helper_fds(sock);
+	prctl(PR_SET_NAME, "ldprof-evict"); /* in ps and /proc: not ldprof itself */
+	sock = helper_fds(sock);
 	void *buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (buf == MAP_FAILED || sched_getaffinity(0, sizeof all, &all)) {
 		(void)!write(sock, &c, 1);
 		_exit(1);
 	}
-	/* Written once, so that each page is a page of its own, not the zero page. */
-	for (size_t i = 0; i < bytes; i += 4096)
-		((volatile char *)buf)[i] = 1;
 	unsigned n = helper_cpus(cpu, &all);
 	c = 'R';
 	if (write(sock, &c, 1) != 1 || write(sock, &self, sizeof self) != sizeof self)

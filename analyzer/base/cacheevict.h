@@ -27,9 +27,11 @@ struct cache_evictor {
 	pid_t pid;     /* the helper (not ldprof's child: init's); 0: none */
 	int sock;      /* a request is one byte; the helper answers one when done */
 	size_t bytes;  /* its buffer */
+	bool lost;	   /* a sweep failed: the helper is gone (why says how) */
+	struct errbuf why;
 };
 
-/* Twice the largest CPU cache sysfs reports, 64 MiB when it reports none. */
+/* Twice the largest CPU cache sysfs reports, at least 64 MiB, at most 1 GiB. */
 size_t cache_evict_bytes(void);
 
 /* Start the helper with a buffer of BYTES, touched once: 0, or -errno with err set. */

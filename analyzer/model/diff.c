@@ -248,6 +248,11 @@ static void add_notes(struct diff *d)
 		     "%s, %s): the change may be the machine's",
 		     b->machine.hostname, b->machine.kernel, a->machine.hostname,
 		     a->machine.kernel);
+	if (b->cold_cache != a->cold_cache)
+		note(d,
+		     "the %s trace's runs emptied the CPU caches before each (--cold-cache) and the "
+		     "%s's did not: the change may be that",
+		     b->cold_cache ? "first" : "second", b->cold_cache ? "second" : "first");
 	if (d->rep[0]->is_static != d->rep[1]->is_static || !d->phases)
 		note(d, "phases and libraries are compared only when both traces hold the shim's "
 			"data of a dynamic program");

@@ -315,6 +315,7 @@ static void reloc_model(struct json *j, const struct report *rep)
 	}
 	json_obj_open(j, "reloc_model");
 	json_bool(j, "calibrated", m->calibrated);
+	json_bool(j, "cold_cache", m->cold_cache);
 	json_str(j, "source", m->source);
 	json_str(j, "machine", m->machine);
 	json_str(j, "created", m->created[0] ? m->created : NULL);

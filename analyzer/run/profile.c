@@ -112,6 +112,10 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 		error_msg("%s", err.msg);
 		r = EXIT_FAIL;
 	}
+	if (evictor.lost)
+		error_msg("--cold-cache: %s: the runs stopped there, and the report covers those "
+			  "made before",
+			  evictor.why.msg);
 	double hz = tsc_cal_end(&cal);
 	for (size_t i = 0; i < n; i++) {
 		traces[i].tsc_hz = hz;

@@ -74,10 +74,26 @@ static void drop_last(struct trace *t)
 	t->nrun--;
 }
 
+/*
+ * --cold-cache: empty the caches before a run. A helper that is gone (the
+ * OOM killer's first choice: it is the largest process) ends the runs as
+ * Ctrl-C does, with the runs made so far kept: -ECANCELED, ev->lost set.
+ */
+static int sweep(struct cache_evictor *ev)
+{
+	if (!ev || ev->lost)
+		return ev ? -ECANCELED : 0;
+	if (cache_evictor_sweep(ev, &ev->why)) {
+		ev->lost = true;
+		return -ECANCELED;
+	}
+	return 0;
+}
+
 static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t,
 	       struct cache_evictor *ev, struct errbuf *err)
 {
-	int ret = ev ? cache_evictor_sweep(ev, err) : 0;
+	int ret = sweep(ev);
 	if (ret)
 		return ret;
 	struct trace_run *r = trace_add_run(t);
@@ -97,10 +113,14 @@ static int one(struct launcher *l, bool profiled, bool warmup, struct trace *t,
  * --sample: a sampled run, uncounted. When the kernel refuses the event,
  * no run was made: the reason goes to the trace and sampling stops.
  */
-static int sampled(struct launcher *l, struct trace *t, struct errbuf *err)
+static int sampled(struct launcher *l, struct trace *t, struct cache_evictor *ev,
+		   struct errbuf *err)
 {
+	int ret = sweep(ev);
+	if (ret)
+		return ret;
 	struct trace_run *r = trace_add_run(t);
-	int ret = launcher_run_sampled(l, t, r, (uint32_t)(t->nrun - 1), err);
+	ret = launcher_run_sampled(l, t, r, (uint32_t)(t->nrun - 1), err);
 
 	r->warmup = true; /* never in the timing */
 	if (!ret)
@@ -132,7 +152,7 @@ static size_t samples_owed(const struct runner_side *sd, const struct run_plan *
  * slower when every other round was sampled (docs/design.md).
  */
 static int sample_rounds(struct runner_side *sides, size_t n, const struct run_plan *p,
-			 struct errbuf *err)
+			 struct cache_evictor *ev, struct errbuf *err)
 {
 	int r = 0;
 	bool more = true;
@@ -141,7 +161,7 @@ static int sample_rounds(struct runner_side *sides, size_t n, const struct run_p
 		more = false;
 		for (size_t i = 0; i < n && !r; i++)
 			if (samples_owed(&sides[i], p)) {
-				r = sampled(sides[i].l, sides[i].t, err);
+				r = sampled(sides[i].l, sides[i].t, ev, err);
 				more = true;
 			}
 	}
@@ -321,9 +341,9 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 	probe_label(&pl, sides);
 	probe_log_fini(&pl);
 	if (!r)
-		r = sample_rounds(sides, n, p, err);
-	*interrupted = interrupt_requested();
-	if (r == -EINTR)
+		r = sample_rounds(sides, n, p, ev, err);
+	*interrupted = interrupt_requested() || r == -ECANCELED;
+	if (r == -EINTR || r == -ECANCELED)
 		r = 0;
 	for (size_t i = 0; i < n && !r && !*interrupted; i++)
 		explain_profiled_failure(&sides[i]);

@@ -77,6 +77,7 @@ enum model_tag {
 	MODEL_TAG_CREATED = 11,
 	MODEL_TAG_LINE_HOT_NS = 12, /* the calibration's fastest hot cache-probe reading */
 	MODEL_TAG_LINE_CONTENDED_PCT = 13, /* ...and the share of its runs read contended */
+	MODEL_TAG_COLD_CACHE = 14, /* calibrate --cold-cache */
 };
 
 enum run_tag {
@@ -197,6 +198,8 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 		tlv_f64(b, MODEL_TAG_LINE_HOT_NS, m->line_hot_ns);
 		tlv_f64(b, MODEL_TAG_LINE_CONTENDED_PCT, m->line_contended_pct);
 	}
+	if (m->cold_cache)
+		tlv_uint(b, MODEL_TAG_COLD_CACHE, 1);
 }
 
 static void encode_object(const struct trace_object *o, struct bbuf *b)
@@ -576,6 +579,9 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct model_coef
 		break;
 	case MODEL_TAG_LINE_HOT_NS:
 		m->line_hot_ns = sane_ns(val_f64(v));
+		break;
+	case MODEL_TAG_COLD_CACHE:
+		m->cold_cache = val_uint(v) != 0;
 		break;
 	case MODEL_TAG_LINE_CONTENDED_PCT:
 		m->line_contended_pct = val_f64(v);
