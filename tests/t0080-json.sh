@@ -34,6 +34,10 @@ expect_eq "per-library total = load + reloc + init + fini (medians, within 10%)"
 	"$(json_eval "$TMP/j" "all(abs(l['total_us'] - sum(l[k] or 0 for k in ('load_us','reloc_us','init_us','fini_us'))) <= 0.1 * l['total_us'] + 1 for l in d['libraries'] if l['total_us'] is not None)")"
 expect_eq "the overhead is the difference of the medians" true \
 	"$(json_eval "$TMP/j" "abs(d['overhead_us'] - (d['total_us']['median'] - d['plain_total_us']['median'])) < 1e-6")"
+expect_eq "each replayed object's model terms add up to its reloc_model_us" true \
+	"$(json_eval "$TMP/j" "all(abs(sum(l['reloc_model_terms_us'].values()) - l['reloc_model_us']) <= 1e-6 * l['reloc_model_us'] + 1e-9 for l in d['libraries'] if 'reloc_model_us' in l)")"
+expect_eq "libc's terms name the features the model prices it on, libc's own included" true \
+	"$(json_eval "$TMP/j" "[set(l['reloc_model_terms_us']) <= set(d['reloc_model']['coef_us']) and 'libc' in l['reloc_model_terms_us'] for l in d['libraries'] if l['soname'] == 'libc.so.6'][0]")"
 expect_eq "TSC rate is plausible (0.5-10 GHz)" true \
 	"$(json_eval "$TMP/j" "5e8 < d['tsc_hz'] < 1e10")"
 done_testing

@@ -95,6 +95,16 @@ static void relocations(struct json *j, const struct reloc_counts *r)
 	json_obj_close(j);
 }
 
+/* What the model's figure for an object is made of: each count times its price, the non-zero ones. */
+static void model_terms(struct json *j, const struct model_coefs *m, const double *feat)
+{
+	json_obj_open(j, "reloc_model_terms_us");
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		if (m->coef_us[k] * feat[k] != 0)
+			json_num(j, model_feat_name(k), m->coef_us[k] * feat[k]);
+	json_obj_close(j);
+}
+
 static void libraries(struct json *j, const struct report *rep)
 {
 	json_arr_open(j, "libraries");
@@ -126,8 +136,10 @@ static void libraries(struct json *j, const struct report *rep)
 			json_int(j, "lazy_binds", o->lazy_binds);
 			json_num(j, "lazy_us", ro->lazy_us);
 		}
-		if (o->have_feat && rep->t->model.valid)
+		if (o->have_feat && rep->t->model.valid) {
 			json_num(j, "reloc_model_us", model_object_us(&rep->t->model, o->feat));
+			model_terms(j, &rep->t->model, o->feat);
+		}
 		if (o->have_facts) {
 			relocations(j, &o->relocs);
 			json_int(j, "init_functions", o->init_funcs);
