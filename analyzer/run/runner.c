@@ -312,12 +312,12 @@ int runner_execute_multi(struct runner_side *sides, size_t n, const struct run_p
 			 bool *interrupted, struct errbuf *err)
 {
 	struct probe_log pl;
-	struct cache_evictor *ev = p->cold_cache ? p->evictor : NULL;
+	struct cache_evictor *ev = p->evictor;
 	uint64_t start;
 	int r = 0;
 
 	for (size_t i = 0; i < n; i++)
-		sides[i].t->cold_cache = p->cold_cache;
+		sides[i].t->cold_cache = ev != NULL; /* what was done, not what was asked */
 	interrupt_begin();
 	probe_log_init(&pl, n);
 	for (unsigned long w = 0; w < p->warmup && !r; w++)

@@ -30,7 +30,7 @@ struct run_plan {
 	unsigned sample_every;
 	/* --cold-cache: empty the CPU caches before each run (base/cacheevict.h). */
 	bool cold_cache;
-	/* Its helper, started by the caller before any launcher (see there); NULL: none. */
+	/* Its helper, started by the caller before any launcher (run/profile.c); NULL: none. */
 	struct cache_evictor *evictor;
 };
 
