@@ -11,7 +11,7 @@
 # or not as another tenant streams through it, and the C++ library's split
 # then moved from within 8% to 30% short of the phase it adds (-23% to
 # -29% with a fresh calibration); with the caches emptied it came out -7%
-# to -11% in five compares, the other three within 12%. The calibration is
+# to -10% in four compares, the other three within 12%. The calibration is
 # make check's, made without --cold-cache (its runs interleaved, so that
 # each program's tables are mostly evicted): the split divides the measured
 # phase in the model's proportions, which its state moves much less than

@@ -192,17 +192,6 @@ static int recv_all(int sock, void *buf, size_t n)
 	return 0;
 }
 
-/* One byte from the helper, retried across signals: 0, or -errno. */
-static int await(int sock, char *c)
-{
-	ssize_t n;
-
-	do
-		n = recv(sock, c, 1, 0);
-	while (n < 0 && errno == EINTR);
-	return n == 1 ? 0 : n == 0 ? -EPIPE : -errno;
-}
-
 int cache_evictor_start(struct cache_evictor *ev, size_t bytes, struct errbuf *err)
 {
 	int sv[2], ret, status;
@@ -238,7 +227,7 @@ int cache_evictor_start(struct cache_evictor *ev, size_t bytes, struct errbuf *e
 	ev->bytes = bytes;
 	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
 		;
-	if ((ret = await(ev->sock, &c)) || c != 'R' ||
+	if ((ret = recv_all(ev->sock, &c, 1)) || c != 'R' ||
 	    (ret = recv_all(ev->sock, &ev->pid, sizeof ev->pid))) {
 		cache_evictor_stop(ev);
 		return set_err(err, ret ? ret : -ENOMEM,
@@ -255,7 +244,7 @@ int cache_evictor_sweep(struct cache_evictor *ev, struct errbuf *err)
 
 	if (send(ev->sock, &c, 1, MSG_NOSIGNAL) != 1)
 		return set_err(err, errno, "the cache evictor stopped: %s", strerror(errno));
-	if ((ret = await(ev->sock, &c)))
+	if ((ret = recv_all(ev->sock, &c, 1)))
 		return set_err(err, ret, "the cache evictor stopped: %s", strerror(-ret));
 	return 0;
 }
