@@ -38,6 +38,17 @@ expect_eq "each replayed object's model terms add up to its reloc_model_us" true
 	"$(json_eval "$TMP/j" "all(abs(sum(l['reloc_model_terms_us'].values()) - l['reloc_model_us']) <= 1e-6 * l['reloc_model_us'] + 1e-9 for l in d['libraries'] if 'reloc_model_us' in l)")"
 expect_eq "libc's terms name the features the model prices it on, libc's own included" true \
 	"$(json_eval "$TMP/j" "[set(l['reloc_model_terms_us']) <= set(d['reloc_model']['coef_us']) and 'libc' in l['reloc_model_terms_us'] for l in d['libraries'] if l['soname'] == 'libc.so.6'][0]")"
+expect_eq "each term is its count times the count's calibrated price" true \
+	"$(json_eval "$TMP/j" "all(abs(v - l['reloc_model_counts'][k] * d['reloc_model']['coef_us'][k]) <= 1e-9 + 1e-9 * v for l in d['libraries'] if 'reloc_model_us' in l for k, v in l['reloc_model_terms_us'].items())")"
+# The counts against ldprof deps, which reads them from the files by
+# another path (the report's come from the trace the run wrote).
+"$LDPROF" deps --json "$TOP/samples/sh.dynamic" >"$TMP/deps" 2>"$TMP/deps.err"
+expect_eq "every object's relative relocations and pages written are deps's" true \
+	"$(python3 -c 'import json, os, sys
+run, deps = (json.load(open(f)) for f in sys.argv[1:3])
+facts = {os.path.realpath(o["path"]): o["facts"]["relocations"] for o in deps["files"][0]["objects"] if o.get("path") and o.get("facts")}
+got = [(l["reloc_model_counts"].get("relative", 0), l["reloc_model_counts"].get("pages", 0), facts[os.path.realpath(l["path"])]) for l in run["libraries"] if "reloc_model_counts" in l and os.path.realpath(l["path"]) in facts]
+print(json.dumps(len(got) >= 3 and all(r == f["relative"] and p == f["pages_written"] for r, p, f in got)))' "$TMP/j" "$TMP/deps")"
 expect_eq "TSC rate is plausible (0.5-10 GHz)" true \
 	"$(json_eval "$TMP/j" "5e8 < d['tsc_hz'] < 1e10")"
 done_testing

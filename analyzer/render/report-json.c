@@ -95,13 +95,22 @@ static void relocations(struct json *j, const struct reloc_counts *r)
 	json_obj_close(j);
 }
 
-/* What the model's figure for an object is made of: each count times its price, the non-zero ones. */
+/*
+ * What the model's figure for an object is made of: each count times its
+ * price, the non-zero ones; and the counts themselves, so that another
+ * calibration can be held against the same runs.
+ */
 static void model_terms(struct json *j, const struct model_coefs *m, const double *feat)
 {
 	json_obj_open(j, "reloc_model_terms_us");
 	for (int k = 0; k < MODEL_NFEAT; k++)
 		if (m->coef_us[k] * feat[k] != 0)
 			json_num(j, model_feat_name(k), m->coef_us[k] * feat[k]);
+	json_obj_close(j);
+	json_obj_open(j, "reloc_model_counts");
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		if (feat[k] != 0)
+			json_num(j, model_feat_name(k), feat[k]);
 	json_obj_close(j);
 }
 
