@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench-reloc: the relocation cost model's residual on real programs.
 
-    tools/bench-reloc.py [-n RUNS] [--ldprof PATH] [--goal PCT] [--objects] [PROGRAM ARGS ;]...
+    tools/bench-reloc.py [-n RUNS] [--ldprof PATH] [--goal PCT] [--recalibrate] [--objects] [PROGRAM ARGS ;]...
 
 For each program (by default a list of C and C++ programs from Debian's
 main archive, those installed), `ldprof run --json` measures the relocate
@@ -23,6 +23,13 @@ would then be the reference machine's.
 --cold-cache has ldprof empty the CPU caches before each run: a first
 start, which a calibration made the same way (ldprof calibrate
 --cold-cache) prices; back to back, a small program's tables stay cached.
+
+--recalibrate runs `ldprof calibrate` again after the runs (in the same
+cache state) and sets each residual against that calibration too, from
+the same runs (the counts of the report's reloc_model_counts priced
+again): on a shared machine two calibrations minutes apart have put the
+same program's prediction 15% apart, so a residual is only as good as
+the two agree.
 
 --objects checks the model's split, object by object, against an oracle
 that is not ldprof's: uprobes (perf probe) on ld.so's _dl_relocate_object,
@@ -100,6 +107,10 @@ def measure(ldprof, runs, argv):
     m, c = d.get("reloc_model"), d.get("shared_cache") or {}
     if not m:
         raise RuntimeError("no relocation model (the analyzer cannot replay it)")
+    m["counts"] = {}
+    for lib in d.get("libraries", []):
+        for k, v in (lib.get("reloc_model_counts") or {}).items():
+            m["counts"][k] = m["counts"].get(k, 0) + v
     m["contended"], m["probed"] = c.get("contended_runs", 0), c.get("probed_runs", 0)
     m["calm"] = m.get("measured_runs") == "uncontended" or not m["contended"]
     return m
@@ -256,6 +267,34 @@ def objects_table(a, progs):
     return 0
 
 
+def recalibrate(a):
+    """A second calibration, made after the measurements: its intercept and
+    prices ({count: us}), read from the file `ldprof calibrate -o` writes."""
+    fd, path = tempfile.mkstemp(prefix="bench-reloc-cal.")
+    os.close(fd)
+    try:
+        r = subprocess.run([a.ldprof, "calibrate"] + RUN_OPTIONS + ["-o", path],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("the second calibration failed: " + last_line(r.stderr))
+        coefs, intercept = {}, 0.0
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 3 and w[0] == "coef":
+                    coefs[w[1]] = float(w[2])
+                elif len(w) == 2 and w[0] == "intercept_us":
+                    intercept = float(w[1])
+        return intercept, coefs
+    finally:
+        os.unlink(path)
+
+
+def predict(cal, counts):
+    intercept, coefs = cal
+    return intercept + sum(coefs.get(k, 0.0) * v for k, v in counts.items())
+
+
 def residual_table(a, progs):
     """Measured against predicted for each program; returns the exit status.
 
@@ -278,9 +317,11 @@ def residual_table(a, progs):
                 continue
             model[key] = m
             blocks.setdefault(key, []).append(m)
-    misses, rows, calibrated = 0, 0, None
+    second = recalibrate(a) if a.recalibrate and model else None
+    misses, rows, calibrated, both, moved = 0, 0, None, 0, []
     print("%-4s %-28s %10s %10s %9s  %-14s %s" % ("kind", "program", "measured", "predicted",
-                                                "residual", "blocks", "contended runs"))
+                                                "residual", "blocks", "contended runs") +
+          ("  after" if second else ""))
     for kind, argv in progs:
         key = " ".join(argv)
         if key in errors:
@@ -303,14 +344,26 @@ def residual_table(a, progs):
         miss = abs(pct) > a.goal
         misses += miss
         rows += 1
-        print("%-4s %-28s %8.1f us %8.1f us %+8.1f%%  %-14s %s%s" %
+        after = ""
+        if second:
+            p2 = predict(second, m["counts"])
+            pct2 = 100.0 * (measured - p2) / p2 if p2 else float("inf")
+            moved.append(100.0 * (p2 - m["predicted_us"]) / m["predicted_us"])
+            both += not miss and abs(pct2) <= a.goal
+            after = "  %+6.1f%%" % pct2
+        print("%-4s %-28s %8.1f us %8.1f us %+8.1f%%  %-14s %s%s%s" %
               (kind, key[:28], measured, m["predicted_us"], pct, "[%.0f, %.0f]" % (v[0], v[-1]),
-               busy, "  MISS" if miss else ""))
+               busy, after, "  MISS" if miss else ""))
     if calibrated is False:
         print("note: uncalibrated (run `ldprof calibrate` first): the residuals use the "
               "reference machine's coefficients")
     print("%d of %d programs within +-%g%% (the median of %d blocks each)" %
           (rows - misses if rows >= misses else 0, rows, a.goal, a.blocks))
+    if moved:
+        print("a second calibration, made after the runs (\"after\": the same runs against "
+              "it), moved the predictions by %+.1f%% to %+.1f%% (median %+.1f%%); %d of %d "
+              "programs within +-%g%% against both" %
+              (min(moved), max(moved), statistics.median(moved), both, rows, a.goal))
     return 1 if misses else 0
 
 
@@ -327,6 +380,9 @@ def main():
                     help="--objects: leave out objects the model gives less (default 20)")
     ap.add_argument("--cold-cache", action="store_true",
                     help="empty the CPU caches before each run (ldprof run --cold-cache)")
+    ap.add_argument("--recalibrate", action="store_true",
+                    help="calibrate again after the runs and give each residual against "
+                    "that calibration too: how far the machine moved the model meanwhile")
     ap.add_argument("programs", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     if a.cold_cache:
