@@ -317,7 +317,12 @@ def residual_table(a, progs):
                 continue
             model[key] = m
             blocks.setdefault(key, []).append(m)
-    second = recalibrate(a) if a.recalibrate and model else None
+    second = None
+    if a.recalibrate and model:
+        try:
+            second = recalibrate(a)
+        except RuntimeError as e:
+            print("note: no \"after\" column: %s" % e)
     misses, rows, calibrated, both, moved = 0, 0, None, 0, []
     print("%-4s %-28s %10s %10s %9s  %-14s %s" % ("kind", "program", "measured", "predicted",
                                                 "residual", "blocks", "contended runs") +
