@@ -27,9 +27,9 @@ start, which a calibration made the same way (ldprof calibrate
 --recalibrate runs `ldprof calibrate` again after the runs (in the same
 cache state) and sets each residual against that calibration too, from
 the same runs (the counts of the report's reloc_model_counts priced
-again): on a shared machine two calibrations minutes apart have put the
-same program's prediction 15% apart, so a residual is only as good as
-the two agree.
+again): on a shared machine a calibration made minutes after another
+moved a program's prediction by up to 10.7% (docs/model.md, "What one
+reading is worth"), so a residual is only as good as the two agree.
 
 --objects checks the model's split, object by object, against an oracle
 that is not ldprof's: uprobes (perf probe) on ld.so's _dl_relocate_object,
