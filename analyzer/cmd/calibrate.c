@@ -46,8 +46,11 @@ static void print_text(const struct calib_result *r, const char *stored)
 	       "KiB of tables read\n",
 	       m->exit_per_object_us, m->exit_per_page_us, m->exit_per_kib_us);
 	printf("a static build's first unwind: %.5f us per n log2 n of the n FDEs it sorts (%.0f "
-	       "of them the runtime's)\n",
+	       "of them the runtime's)",
 	       m->fde_sort_us, m->fde_floor);
+	if (m->fde_sort_hi > 0)
+		printf(", %.5f to %.5f in its passes", m->fde_sort_lo, m->fde_sort_hi);
+	putchar('\n');
 	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest\n",
 	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us);
 	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
@@ -102,6 +105,10 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, "exit_per_kib_us", m->exit_per_kib_us);
 	json_num(&j, "fde_sort_us", m->fde_sort_us);
 	json_num(&j, "fde_floor", m->fde_floor);
+	json_arr_open(&j, "fde_sort_range");
+	json_num(&j, NULL, m->fde_sort_hi > 0 ? m->fde_sort_lo : NAN);
+	json_num(&j, NULL, m->fde_sort_hi > 0 ? m->fde_sort_hi : NAN);
+	json_arr_close(&j);
 	json_arr_open(&j, "fault_us");
 	json_num(&j, NULL, m->fault_us);
 	json_num(&j, NULL, m->fault_lo);

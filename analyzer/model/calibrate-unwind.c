@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/stats.h"
 #include "elf/elfobj.h"
 #include "model/compare.h"
 #include "model/fde-order.h"
@@ -51,8 +53,8 @@ static int count_fdes(const char *prog, uint32_t *n, struct errbuf *err)
 	return *n > 1 ? 0 : set_err(err, ENOEXEC, "%s: no FDEs out of order to sort", prog);
 }
 
-int unwind_measure(const struct calib_opts *o, const char *prog, unsigned nfuncs,
-		   struct model_coefs *m, struct errbuf *err)
+int unwind_measure(const struct calib_opts *o, const char *prog, struct unwind_prices *up,
+		   struct errbuf *err)
 {
 	char *argv[5] = {(char *)prog, NULL, (char *)prog, "unwind", NULL};
 	struct profile_cmd cmds[2] = {{1, &argv[0]}, {2, &argv[2]}};
@@ -64,20 +66,35 @@ int unwind_measure(const struct calib_opts *o, const char *prog, unsigned nfuncs
 
 	if (r)
 		return r;
-	/* A millisecond apart: 300 runs each resolve it to about 1%. */
-	po.plan.runs = po.plan.runs * 5 > 300 ? po.plan.runs * 5 : 300;
+	/* A millisecond or two apart: 100 runs resolve a pass to a few percent. */
+	po.plan.runs = po.plan.runs * 5 / UNWIND_PASSES > 100 ? po.plan.runs * 5 / UNWIND_PASSES : 100;
 	memset(t, 0, sizeof t);
 	if ((r = model_profile_programs(&po, 2, cmds, t, true)))
 		r = set_err(err, EIO, "the unwind pair's runs failed");
 	if (!r) {
 		compare_build(&t[0], &t[1], &c);
-		if (c.diff.lo > 0)
-			m->fde_sort_us = c.diff.median / (n * log2(n));
-		/* What libc and libgcc_eh add to the program's own functions. */
-		m->fde_floor = n > nfuncs ? n - nfuncs : 0;
+		up->fdes = n;
+		if (c.diff.lo > 0 && up->n < UNWIND_PASSES)
+			up->price[up->n++] = c.diff.median / (n * log2(n));
 		compare_free(&c);
 	}
 	trace_free(&t[0]);
 	trace_free(&t[1]);
 	return r;
+}
+
+void unwind_prices_apply(const struct unwind_prices *up, unsigned nfuncs, struct model_coefs *m)
+{
+	double p[UNWIND_PASSES];
+
+	/* What libc and libgcc_eh add to the program's own functions. */
+	if (up->fdes)
+		m->fde_floor = up->fdes > nfuncs ? up->fdes - nfuncs : 0;
+	if (!up->n)
+		return;
+	memcpy(p, up->price, up->n * sizeof *p);
+	qsort(p, up->n, sizeof *p, cmp_double);
+	m->fde_sort_us = up->n % 2 ? p[up->n / 2] : (p[up->n / 2 - 1] + p[up->n / 2]) / 2;
+	m->fde_sort_lo = p[0];
+	m->fde_sort_hi = p[up->n - 1];
 }

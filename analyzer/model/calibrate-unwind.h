@@ -8,6 +8,8 @@
 #ifndef LDPROF_CALIBRATE_UNWIND_H
 #define LDPROF_CALIBRATE_UNWIND_H
 
+#include <stdint.h>
+
 #include "base/util.h"
 #include "model/calibrate.h"
 
@@ -19,14 +21,34 @@ int unwind_write_source(const char *path, unsigned nfuncs, struct errbuf *err);
 #define UNWIND_FUNCS_QUICK 2000u
 
 /*
- * Run prog (built static from nfuncs functions) both ways, interleaved,
- * and set m->fde_sort_us to the difference per n log2 n of the n FDEs its
- * sort finds out of order (nearly all: crt1's and main's come first at
- * higher addresses), or leave the default when the difference is not
- * resolved above zero; and m->fde_floor to those beyond its own functions
- * (libc's and libgcc_eh's, which every static unwinder carries).
+ * The unwind pair is measured in passes spread over the calibration (the
+ * first before the programs, the others after them and after the fixed
+ * cost): one pass of a few hundred runs takes about a second, and its
+ * price moved from 0.0156 to 0.0267 us between calibrations in one hour,
+ * and 1645 to 2252 us for the same program between compares seconds apart.
  */
-int unwind_measure(const struct calib_opts *o, const char *prog, unsigned nfuncs,
-		   struct model_coefs *m, struct errbuf *err);
+#define UNWIND_PASSES 3u
+struct unwind_prices {
+	double price[UNWIND_PASSES]; /* us per n log2 n, each pass resolved above zero */
+	size_t n;		     /* of them */
+	uint32_t fdes;		     /* erratic FDEs of the program */
+};
+
+/*
+ * Run prog (built static from nfuncs functions) both ways, interleaved,
+ * once, and add the difference per n log2 n of the n FDEs its sort finds
+ * out of order (nearly all: crt1's and main's come first at higher
+ * addresses) to up, unless the difference is not resolved above zero.
+ */
+int unwind_measure(const struct calib_opts *o, const char *prog, struct unwind_prices *up,
+		   struct errbuf *err);
+
+/*
+ * The passes into m: fde_sort_us their median and fde_sort_lo/hi their
+ * range (the default kept when none resolved); fde_floor the erratic FDEs
+ * beyond the program's nfuncs functions (libc's and libgcc_eh's, which
+ * every static unwinder carries).
+ */
+void unwind_prices_apply(const struct unwind_prices *up, unsigned nfuncs, struct model_coefs *m);
 
 #endif

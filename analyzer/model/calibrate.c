@@ -547,12 +547,13 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	return r;
 }
 
-static int measure_unwind(const struct calib_opts *o, struct calib_result *res)
+/* One pass of the unwind pair (calibrate-unwind.h) into up. */
+static int measure_unwind(const struct calib_opts *o, struct calib_result *res,
+			  struct unwind_prices *up)
 {
 	char *prog = xasprintf("%s/unwind-static", res->workdir);
 	struct errbuf err;
-	int r = unwind_measure(o, prog, o->quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, &res->coefs,
-			       &err);
+	int r = unwind_measure(o, prog, up, &err);
 
 	if (r)
 		error_msg("%s", err.msg);
@@ -617,6 +618,7 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 {
 	static struct prog_spec ps[40]; /* 280 KiB: off the stack; calibrate runs once a process */
 	struct model_coefs d;
+	struct unwind_prices up = {0};
 	char tmpl[] = "/tmp/ldprof-calibrate.XXXXXX";
 	const char *tmpdir = getenv("TMPDIR");
 	int r;
@@ -643,8 +645,11 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	model_defaults(&d);
 	res->coefs.fde_sort_us = d.fde_sort_us; /* kept if the unwind pair resolves nothing */
 	res->coefs.fde_floor = d.fde_floor;
-	r = measure(o, res->workdir, ps, res->n, res) ||
-	    dynamic_fixed(o, res->workdir, &res->coefs) || measure_unwind(o, res);
+	/* The unwind pair's passes before, between and after the rest. */
+	r = measure_unwind(o, res, &up) || measure(o, res->workdir, ps, res->n, res) ||
+	    measure_unwind(o, res, &up) || dynamic_fixed(o, res->workdir, &res->coefs) ||
+	    measure_unwind(o, res, &up);
+	unwind_prices_apply(&up, o->quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, &res->coefs);
 	if (interrupt_requested())
 		r = set_err(err, EINTR, "interrupted: no calibration written");
 	else if (r)

@@ -124,6 +124,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	fprintf(f, "noise_pct %.9g\nexit_us %.9g %.9g %.9g\n", m->noise_pct, m->exit_per_object_us,
 		m->exit_per_page_us, m->exit_per_kib_us);
 	fprintf(f, "fde_sort_us %.9g %.9g\n", m->fde_sort_us, m->fde_floor);
+	if (m->fde_sort_hi > 0)
+		fprintf(f, "fde_sort_range %.9g %.9g\n", m->fde_sort_lo, m->fde_sort_hi);
 	if (m->line_ns > 0)
 		fprintf(f, "line_ns %.9g %.9g %.9g\n", m->line_ns, m->line_hot_ns,
 			m->line_contended_pct);
@@ -217,6 +219,7 @@ static const struct number_key number_keys[] = {
 	 false,
 	 {AT(exit_per_object_us), AT(exit_per_page_us), AT(exit_per_kib_us)}},
 	{"fde_sort_us", 2, true, false, {AT(fde_sort_us), AT(fde_floor)}},
+	{"fde_sort_range", 2, true, false, {AT(fde_sort_lo), AT(fde_sort_hi)}},
 	{"line_ns", 3, true, false, {AT(line_ns), AT(line_hot_ns), AT(line_contended_pct)}},
 	{"verdict_error", 2, true, false, {AT(verdict_err_pct), AT(verdict_err_us)}},
 };

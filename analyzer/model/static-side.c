@@ -283,6 +283,22 @@ uint32_t static_unwind_fdes(const struct model_coefs *m, const struct static_fac
 	return (uint32_t)sqrt((double)*fewest * *most);
 }
 
+/*
+ * The price's own range, the calibration's passes apart (calibrate-unwind.h),
+ * widens the count's, in quadrature: the two errors are independent.
+ */
+static void price_range(const struct model_coefs *m, double est, double *lo, double *hi)
+{
+	double down, up;
+
+	if (!(m->fde_sort_hi > 0) || !(m->fde_sort_us > 0) || !(est > 0))
+		return;
+	down = 1 - m->fde_sort_lo / m->fde_sort_us;
+	up = m->fde_sort_hi / m->fde_sort_us - 1;
+	*lo = fmax(0, est * (1 - hypot(1 - *lo / est, fmax(down, 0))));
+	*hi = est * (1 + hypot(*hi / est - 1, fmax(up, 0)));
+}
+
 double static_unwind_us(const struct model_coefs *m, const struct static_facts *sf, double *lo,
 			double *hi)
 {
@@ -300,6 +316,7 @@ double static_unwind_us(const struct model_coefs *m, const struct static_facts *
 		*lo = fmax(*lo, est * (1 - KEPT_ERR));
 		*hi = fmin(*hi, est * (1 + KEPT_ERR));
 	}
+	price_range(m, est, lo, hi);
 	return est;
 }
 

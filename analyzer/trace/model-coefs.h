@@ -73,6 +73,8 @@ struct model_coefs {
 	bool cold_cache; /* calibrate --cold-cache: the CPU caches emptied before each run */
 	double fde_sort_us; /* a static build's first unwind: per n log2 n of n erratic FDEs */
 	double fde_floor;   /* erratic FDEs of the runtime every static unwinder carries */
+	/* The lowest and highest of the calibration's passes at it; 0: one pass (older). */
+	double fde_sort_lo, fde_sort_hi;
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
 	double verdict_err_pct, verdict_err_us;
 	char source[256];  /* the calibration file, or "built-in defaults" */

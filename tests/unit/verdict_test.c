@@ -17,6 +17,7 @@
 #include "fake-trace.h"
 #include "model/analyze.h"
 #include "model/calibrate-machine.h"
+#include "model/calibrate-unwind.h"
 #include "model/model.h"
 #include "model/static-side.h"
 #include "render/render.h"
@@ -232,6 +233,16 @@ static void test_first_unwind(void)
 	CHECK_NEAR(mid, t.model.fde_sort_us * 12000 * log2(12000), 1e-6);
 	CHECK_NEAR(lo, 0.75 * mid, 1e-6);
 	CHECK_NEAR(hi, 1.25 * mid, 1e-6);
+	/* The price's range over the calibration's passes widens it, in quadrature. */
+	t.model.fde_sort_lo = 0.8 * t.model.fde_sort_us;
+	t.model.fde_sort_hi = 1.5 * t.model.fde_sort_us;
+	CHECK_NEAR(static_unwind_us(&t.model, &t.static_side, &lo, &hi), mid, 1e-6);
+	CHECK_NEAR(lo, mid * (1 - hypot(0.25, 0.2)), 1e-6);
+	CHECK_NEAR(hi, mid * (1 + hypot(0.25, 0.5)), 1e-6);
+	t.model.fde_sort_lo = 0.01 * t.model.fde_sort_us; /* never below nothing */
+	static_unwind_us(&t.model, &t.static_side, &lo, &hi);
+	CHECK(lo == 0);
+	t.model.fde_sort_lo = t.model.fde_sort_hi = 0; /* one pass: the count's range alone */
 	t.static_side.fdes_erratic_kept = 100; /* below the lower bound: the bound */
 	CHECK_NEAR(static_unwind_us(&t.model, &t.static_side, &lo, &hi),
 		   t.model.fde_sort_us * fewest * log2(fewest), 1e-6);
@@ -352,7 +363,7 @@ static void test_calibration_file(void)
 	m.noise_pct = 3.5, m.exit_per_object_us = 4.5, m.exit_per_page_us = 0.25;
 	m.exit_per_kib_us = 0.0625;
 	m.verdict_err_pct = 9, m.verdict_err_us = 21;
-	m.fde_sort_us = 0.02, m.fde_floor = 900;
+	m.fde_sort_us = 0.02, m.fde_floor = 900, m.fde_sort_lo = 0.015, m.fde_sort_hi = 0.025;
 	CHECK(model_save(&m, path, &err) == 0);
 	CHECK(model_read(path, &r, &err) == 0);
 	CHECK(r.fault_us == 1.25 && r.fault_lo == 1.2 && r.fault_hi == 1.3 &&
@@ -361,6 +372,7 @@ static void test_calibration_file(void)
 	CHECK(r.exit_per_kib_us == 0.0625);
 	CHECK(r.verdict_err_pct == 9 && r.verdict_err_us == 21);
 	CHECK(r.fde_sort_us == 0.02 && r.fde_floor == 900);
+	CHECK(r.fde_sort_lo == 0.015 && r.fde_sort_hi == 0.025);
 	/* A calibration from before the exit path was measured: the defaults.
 	   From before libc and deep probes were counted, too: priced at 0. */
 	write_fit(path, "", -1);
@@ -368,6 +380,7 @@ static void test_calibration_file(void)
 	model_defaults(&d);
 	CHECK(r.exit_per_object_us == d.exit_per_object_us && r.verdict_err_pct == 0);
 	CHECK(r.fde_sort_us == d.fde_sort_us && d.fde_sort_us > 0 && r.fde_floor == d.fde_floor);
+	CHECK(r.fde_sort_lo == 0 && r.fde_sort_hi == 0); /* one pass, or none */
 	CHECK(r.intercept_us == 30 && r.coef_us[MF_COLD_LINES] == 0.125);
 	CHECK(r.coef_us[MF_LIBC] == 0 && r.coef_us[MF_DEEP_PROBES] == 0);
 	/* Without the fit's lines a file would price everything at 0 us. */
@@ -382,6 +395,27 @@ static void test_calibration_file(void)
 	unlink(path);
 }
 
+/* The unwind pair's passes: their median, their range, and the default when none resolved. */
+static void test_unwind_prices(void)
+{
+	struct unwind_prices up = {{0.03, 0.01, 0.02}, 3, 7000};
+	struct model_coefs m, d;
+
+	model_defaults(&d);
+	m = d;
+	unwind_prices_apply(&up, 6000, &m);
+	CHECK(m.fde_sort_us == 0.02 && m.fde_sort_lo == 0.01 && m.fde_sort_hi == 0.03);
+	CHECK(m.fde_floor == 1000);
+	up.n = 2;
+	unwind_prices_apply(&up, 6000, &m);
+	CHECK_NEAR(m.fde_sort_us, 0.02, 1e-12);
+	CHECK(m.fde_sort_lo == 0.01 && m.fde_sort_hi == 0.03);
+	m = d;
+	up.n = 0;
+	unwind_prices_apply(&up, 8000, &m);
+	CHECK(m.fde_sort_us == d.fde_sort_us && m.fde_sort_hi == 0 && m.fde_floor == 0);
+}
+
 int main(void)
 {
 	test_lazy_binding();
@@ -393,5 +427,6 @@ int main(void)
 	test_fault_drift();
 	test_fault_cost();
 	test_calibration_file();
+	test_unwind_prices();
 	return unit_done("verdict_test");
 }
