@@ -39,6 +39,26 @@ expect_eq "the init phase differs by about the 2.5 ms of constructors" true \
 expect_eq "libraries only one side pays: a, b, d vs ctor, dtor" "liba.so libb.so libd.so|libctor.so libdtor.so" \
 	"$(json_eval "$TMP/j2" "' '.join(sorted(l['soname'] for l in d['only_a'])) + '|' + ' '.join(sorted(l['soname'] for l in d['only_b']))")"
 
+# Each timed run follows a run of its own program (strace, the oracle): a
+# static side gets a lead run before each of its runs, the dynamic side's
+# plain run follows its profiled one; with --cold-cache, where every run
+# starts swept, there is no lead run.
+if command -v strace >/dev/null 2>&1; then
+	for cold in "" --cold-cache; do
+		strace -f -qq -e trace=execve -o "$TMP/st" "$LDPROF" compare -n 4 -w 1 $cold \
+			"$TOP/samples/sh.static" "$TOP/samples/sh.dynamic" -- "$TOP/samples/foo" \
+			>/dev/null 2>&1
+		round="static static dynamic dynamic "
+		[ -n "$cold" ] && round="static dynamic dynamic "
+		expect_eq "the runs' order, 5 rounds ${cold:-without --cold-cache}" \
+			"$(for i in 1 2 3 4 5; do printf '%s' "$round"; done)" \
+			"$(sed -n 's|.*execve("[^"]*/samples/sh\.\([a-z]*\)".*|\1|p' "$TMP/st" | tr '\n' ' ')"
+	done
+else
+	skip "strace is not installed (tools/install-deps)"
+	skip "strace is not installed (tools/install-deps)"
+fi
+
 "$LDPROF" compare -n 10 /bin/true /bin/false -- >"$TMP/t" 2>&1
 check "text output names side A" grep -q "^  A .* /bin/true$" "$TMP/t"
 check "text output names side B" grep -q "^  B .* /bin/false$" "$TMP/t"

@@ -31,7 +31,10 @@ check "calibrated" test -s "$LDPROF_CALIBRATION"
 # cache, bash's error at 200 runs ranged +20% to +159% in seven
 # measurements, at 1000 runs +19.7% to +45.5% in seven, and +68% to +99%
 # in the six of two make checks that missed (docs/model.md: a static
-# build's own start, Known limits).
+# build's own start, Known limits). Most of that was compare's order of
+# runs, bash-static's timed run after two of dynamic bash's; with a lead
+# run of its own first, bash came out +5.7%, +1.0% and -0.1% (docs/model.md,
+# "Each timed run after a run of its own program").
 #
 # A fourth argument, separate, marks Debian's pairs (two builds, not one
 # source built twice). When one of them misses all three times and each
