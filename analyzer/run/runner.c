@@ -187,10 +187,10 @@ static int lead_run(struct launcher *l, struct trace *t, struct errbuf *err)
  * no profiled run (a static program) beside one that has them gets a lead
  * run first, so that its timed run does too, not the other program's
  * (lead). Without it bash-static's timed runs followed dynamic bash's
- * two, and its saving measured 257 to 318 us, against 404 to 474 with
- * either program after itself or each after the other (the same harness,
- * 600 rounds each, docs/model.md). With --cold-cache every run starts
- * swept, and no lead run is made.
+ * two, and bash's saving measured 257 to 318 us, against 404 to 474 with
+ * either program after itself or each after the other (a harness of our
+ * own, timing as ldprof does, 600 rounds an order: docs/model.md). With
+ * --cold-cache every run starts swept, and no lead run is made.
  */
 static int round_of(const struct runner_side *sd, const struct run_plan *p, bool warmup,
 		    bool lead, struct cache_evictor *ev, struct errbuf *err)
