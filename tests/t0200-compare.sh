@@ -51,7 +51,7 @@ if command -v strace >/dev/null 2>&1; then
 		round="static static dynamic dynamic "
 		[ -n "$cold" ] && round="static dynamic dynamic "
 		expect_eq "the runs' order, 5 rounds ${cold:-without --cold-cache}" \
-			"$(for i in 1 2 3 4 5; do printf '%s' "$round"; done)" \
+			"$(for _ in 1 2 3 4 5; do printf '%s' "$round"; done)" \
 			"$(sed -n 's|.*execve("[^"]*/samples/sh\.\([a-z]*\)".*|\1|p' "$TMP/st" | tr '\n' ' ')"
 	done
 else
