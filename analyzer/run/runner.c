@@ -209,9 +209,11 @@ static int round_of(const struct runner_side *sd, const struct run_plan *p, bool
 /* Whether a side without profiled runs needs lead runs (round_of): another side has them. */
 static bool needs_lead(const struct runner_side *sides, size_t n, const struct run_plan *p)
 {
-	for (size_t i = 0; p->plain && i < n; i++)
+	if (!p->plain || n < 2)
+		return false;
+	for (size_t i = 0; i < n; i++)
 		if (sides[i].profiled)
-			return n > 1;
+			return true;
 	return false;
 }
 
