@@ -112,27 +112,42 @@ if [ "$recorded" -gt 0 ]; then
 	# before execve, in a child that shares ldprof's memory and so has no
 	# image of its own to tear down. When it was a forked copy of ldprof,
 	# the teardown made it 21-29% longer here (4.3x for a sanitized ldprof).
+	# The lone run's also holds the execve's start (the file opened, the
+	# arguments copied), which inside the harness comes before perf's
+	# exec point: 10-20% longer here on 2026-12-02, measured in turn. So
+	# 25%, which that teardown on top would still miss.
 	harness() { # harness FILE: loader_in and exec_in from a -f run's JSON
 		loader_in=$(json_eval "$1" "[sum(b['phases_per_exec_us'][p]['median'] for p in ('exec', 'load', 'relocate')) for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
 		exec_in=$(json_eval "$1" "[b['phases_per_exec_us']['exec']['median'] for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
 	}
-	harness "$TMP/j"
-	# A miss is measured again, up to three times: one of 31 runs' medians
-	# came out 28% slow once on a quiet machine (ASAN). Both sides: with
-	# another tenant sharing the core, the harness's exec phase came out
-	# at 317 us, and the third lone run's at 438.
-	for try in 1 2 3; do
-		if [ "$try" -gt 1 ]; then
-			"$LDPROF" run -f -n 3 --format json -o "$TMP/jh" ./harness.sh ./sh.dynamic 20 2>"$TMP/e" &&
-				harness "$TMP/jh"
-		fi
-		"$LDPROF" run -n 31 --format json -o "$TMP/alone" ./sh.dynamic ./foo 2>"$TMP/e"
-		loader_alone=$(json_eval "$TMP/alone" "sum(p['median_us'] for p in d['phases'] if p['name'] in ('exec', 'load', 'relocate'))")
-		exec_alone=$(json_eval "$TMP/alone" "[p['median_us'] for p in d['phases'] if p['name'] == 'exec'][0]")
-		near "$loader_in" "$loader_alone" 0.25 && near "$exec_alone" "$exec_in" 0.18 && break
+	# The machine's speed flips between two states every second or so
+	# (the loader here 480-540 us or about 700, alone and inside alike),
+	# so one reading of each side, taken a few seconds apart, missed by
+	# 45% in CI and on a quiet machine. The two sides are measured in turn,
+	# 15 rounds of a one-run harness and 9 lone runs, and each side's
+	# figure is the median of its rounds'. A miss is measured again once,
+	# 20 s later.
+	median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+	for try in 1 2; do
+		[ "$try" -gt 1 ] && sleep 20
+		: >"$TMP/rounds"
+		round=0
+		while [ $round -lt 15 ]; do
+			"$LDPROF" run -f -n 1 --no-overhead --format json -o "$TMP/jh" ./harness.sh ./sh.dynamic 20 2>"$TMP/e" &&
+				"$LDPROF" run -n 9 --format json -o "$TMP/alone" ./sh.dynamic ./foo 2>"$TMP/e" || break
+			harness "$TMP/jh"
+			echo "$loader_in $exec_in $(json_eval "$TMP/alone" "'%s %s' % (sum(p['median_us'] for p in d['phases'] if p['name'] in ('exec', 'load', 'relocate')), [p['median_us'] for p in d['phases'] if p['name'] == 'exec'][0])")" >>"$TMP/rounds"
+			round=$((round + 1))
+		done
+		loader_in=$(cut -d' ' -f1 "$TMP/rounds" | median)
+		exec_in=$(cut -d' ' -f2 "$TMP/rounds" | median)
+		loader_alone=$(cut -d' ' -f3 "$TMP/rounds" | median)
+		exec_alone=$(cut -d' ' -f4 "$TMP/rounds" | median)
+		diag "try $try, $(wc -l <"$TMP/rounds") rounds: loader $loader_in us inside the harness, $loader_alone alone; exec phase $exec_in and $exec_alone"
+		near "$loader_in" "$loader_alone" 0.25 && near "$exec_alone" "$exec_in" 0.25 && break
 	done
 	within "sh.dynamic's loader per exec inside the harness and alone" "$loader_in" "$loader_alone" 0.25
-	within "sh.dynamic's exec phase inside the harness and alone" "$exec_alone" "$exec_in" 0.18
+	within "sh.dynamic's exec phase inside the harness and alone" "$exec_alone" "$exec_in" 0.25
 else
 	skip "no per-exec records of sh.dynamic (the shim's records are not joined to the tree)"
 fi
