@@ -55,7 +55,7 @@ for f in d["files"]:
              versions_needed=L, versions_defined=L)
         need(fa["relocations"], ow + ".relocations", total=I, relative=I, relr=I, glob_dat=I,
              jump_slot=I, symbolic=I, tls=I, irelative=I, copy=I, other=I,
-             needing_lookup=I, pages_written=I)
+             needing_lookup=I, pages_written=I, pages_faulted=I)
         need(fa["flags"], ow + ".flags", bind_now=B, dt_bind_now=B, df_bind_now=B,
              df_1_now=B, textrel=B, relro=B, relro_size=I, symbolic=B, nodeflib=B)
         need(fa["hash"], ow + ".hash", style=S, has_gnu=B, has_sysv=B, buckets=I,

@@ -163,6 +163,9 @@ struct elfobj {
 	uint32_t init_funcs, fini_funcs; /* DT_INIT + DT_INIT_ARRAY entries */
 	struct reloc_counts relocs;
 	uint64_t reloc_pages; /* distinct 4 KiB pages relocations write */
+	/* Those of them loading has not written already: each is a
+	   copy-on-write fault in the relocate phase (elfreloc.c). */
+	uint64_t reloc_pages_faulted;
 
 	/* Symbols, hash tables and versions (elfsym.c). */
 	const Elf64_Sym *syms;

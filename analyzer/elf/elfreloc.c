@@ -99,6 +99,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sorts the set and drops its duplicates; returns how many pages it holds. */
 static uint64_t page_count(struct pageset *ps)
 {
 	size_t distinct = 0;
@@ -108,8 +109,84 @@ static uint64_t page_count(struct pageset *ps)
 	qsort(ps->page, ps->n, sizeof *ps->page, cmp_u64);
 	for (size_t i = 0; i < ps->n; i++)
 		if (!i || ps->page[i] != ps->page[i - 1])
-			distinct++;
+			ps->page[distinct++] = ps->page[i];
+	ps->n = distinct;
 	return distinct;
+}
+
+/* The pages of a sorted, distinct set that another sorted, distinct set
+   lacks. */
+static uint64_t page_count_except(const struct pageset *ps, const struct pageset *out)
+{
+	uint64_t n = 0;
+	size_t j = 0;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		while (j < out->n && out->page[j] < ps->page[i])
+			j++;
+		if (j == out->n || out->page[j] != ps->page[i])
+			n++;
+	}
+	return n;
+}
+
+/* Whether ld.so adjusts a dynamic entry with this tag by the load address
+   in place (glibc's elf_get_dynamic_info; DT_RELA and DT_REL only when
+   non-zero). */
+static bool dyn_adjusted(const GElf_Dyn *d)
+{
+	switch (d->d_tag) {
+	case DT_HASH:
+	case DT_PLTGOT:
+	case DT_STRTAB:
+	case DT_SYMTAB:
+	case DT_RELR:
+	case DT_JMPREL:
+	case DT_VERSYM:
+	case DT_GNU_HASH:
+		return true;
+	case DT_RELA:
+	case DT_REL:
+		return d->d_un.d_ptr != 0;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The pages loading has written before relocation starts, where a
+ * relocation's write takes no copy-on-write fault of its own (measured:
+ * an object with nothing to relocate but its .init_array, .got and
+ * __dso_handle takes none in _dl_relocate_object, by uprobe and the
+ * page-fault tracepoint, though its relocations write two pages):
+ * - the last file page of a segment with .bss after it, whose tail ld.so
+ *   zeroes (the kernel, for the executable);
+ * - in a loaded object (ET_DYN) whose dynamic segment is writable, the
+ *   dynamic entries ld.so adjusts by the load address in place, and in
+ *   the executable DT_DEBUG, which ld.so points at its r_debug.
+ */
+static void loading_writes(const struct elfobj *o, struct pageset *ps)
+{
+	bool is_exec = o->kind == ELF_KIND_DYN_EXEC || o->kind == ELF_KIND_PIE;
+	bool relocated = o->ehdr.e_type == ET_DYN;
+
+	for (size_t i = 0; i < o->nloads; i++) {
+		const struct elf_load_seg *l = &o->loads[i];
+		uint64_t dataend = l->vaddr + l->filesz;
+		if (l->memsz > l->filesz && dataend % 4096)
+			page_add(ps, dataend);
+	}
+	for (size_t i = 0; i < o->nphdr; i++) {
+		const GElf_Phdr *p = &o->phdr[i];
+		if (p->p_type != PT_DYNAMIC || !(p->p_flags & PF_W))
+			continue;
+		for (size_t k = 0; k < o->ndyn; k++) {
+			const GElf_Dyn *d = &o->dyn[k];
+			if ((relocated && dyn_adjusted(d)) || (is_exec && d->d_tag == DT_DEBUG))
+				page_add(ps, p->p_vaddr + k * sizeof(Elf64_Dyn));
+		}
+		break;
+	}
 }
 
 static int entsize_ok(const struct elfobj *o, int64_t tag, uint64_t want, struct errbuf *err)
@@ -295,6 +372,7 @@ int elfobj_read_relocs(struct elfobj *o, uint32_t *nsyms_named, struct errbuf *e
 {
 	struct table rela, rel, plt, relr;
 	struct reloc_scan s = {0};
+	struct pageset loaded = {0};
 	bool plt_rela = plt_is_rela(o);
 	int r;
 
@@ -315,7 +393,11 @@ int elfobj_read_relocs(struct elfobj *o, uint32_t *nsyms_named, struct errbuf *e
 	scan_relr(&relr, &s);
 	o->relocs = s.c;
 	o->reloc_pages = page_count(&s.pages);
+	loading_writes(o, &loaded);
+	page_count(&loaded);
+	o->reloc_pages_faulted = page_count_except(&s.pages, &loaded);
 	free(s.pages.page);
+	free(loaded.page);
 	/* A symbol table of 2^32 entries cannot be in any file. */
 	if (s.max_sym == UINT32_MAX)
 		return set_err(err, -ENOEXEC, "%s: a relocation names symbol %u", o->path,

@@ -64,7 +64,9 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_CACHED] = (double)b->work.cached;
 	f[MF_TLS] = (double)e->relocs.tls;
 	f[MF_IFUNC] = (double)b->ifunc_calls;
-	f[MF_PAGES] = (double)e->reloc_pages;
+	/* The copy-on-write faults: ld.so's own pages were written when it
+	   relocated itself first, before any audit module ran. */
+	f[MF_PAGES] = d->is_rtld ? 0 : (double)e->reloc_pages_faulted;
 	f[MF_OBJECTS] = 1;
 	/* In every process libc costs twice what its counts price (uprobes on
 	   _dl_relocate_object, docs/model.md), plus its TLS setup and early

@@ -65,6 +65,7 @@ static void relocations(struct json *j, const struct elfobj *o)
 	json_u(j, "other", c->other);
 	json_u(j, "needing_lookup", o->nsymrefs);
 	json_u(j, "pages_written", o->reloc_pages);
+	json_u(j, "pages_faulted", o->reloc_pages_faulted);
 	json_obj_close(j);
 }
 

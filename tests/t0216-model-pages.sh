@@ -1,0 +1,89 @@
+#!/bin/sh
+# The pages the relocation model prices are the copy-on-write faults ld.so
+# takes relocating: the pages relocations write that loading has not
+# written already (pages_faulted). Loading writes the last file page of a
+# segment with .bss after it (zeroing its tail) and the .dynamic entries
+# ld.so adjusts in place; ld.so relocated itself before. Checked against
+# the kernel: the write faults inside _dl_relocate_object, by uprobe and
+# the page-fault tracepoint, object by object (root and perf; skipped
+# without them).
+. "$(dirname "$0")/lib.sh"
+
+m=$FIXTURES/model-base
+# facts PROGRAM: "path role written faulted" for each object with a file.
+facts() {
+	"$LDPROF" deps --json "$1" | python3 -c 'import json, os, sys
+for o in json.load(sys.stdin)["files"][0]["objects"]:
+    if o.get("path") and o.get("facts"):
+        r = o["facts"]["relocations"]
+        print(os.path.realpath(o["path"]), o["role"], r["pages_written"], r["pages_faulted"])'
+}
+
+# A library with nothing to relocate but its own bookkeeping: its GOT and
+# .init_array share the page of .dynamic, __dso_handle the page .bss
+# starts in. Both are written while it is loaded.
+printf 'int counter;\nint get(void) { return counter; }\n' >"$TMP/small.c"
+cc -O1 -fPIC -shared -o "$TMP/libsmall.so" "$TMP/small.c"
+facts "$TMP/libsmall.so" >"$TMP/small"
+check "a small library's relocations write pages ($(head -1 "$TMP/small"))" \
+	awk 'NR == 1 { exit !($3 >= 1) }' "$TMP/small"
+check "that loading has written already: none faulted" awk 'NR == 1 { exit !($4 == 0) }' "$TMP/small"
+facts "$m/with-page" >"$TMP/page"
+page=$(grep '/libpage.so ' "$TMP/page")
+check "one relocation on each of 300 pages: 300 faulted, the written page loading wrote aside ($page)" \
+	sh -c "echo '$page' | awk '{ exit !(\$4 >= 300 && \$4 <= 301 && \$3 - \$4 <= 2) }'"
+
+if ! command -v perf >/dev/null 2>&1; then
+	skip "perf is not installed"
+	done_testing
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	skip "uprobes need root"
+	done_testing
+	exit 0
+fi
+ldso=$(readlink -f /lib64/ld-linux-x86-64.so.2)
+group=ldprof_t0216
+trap 'perf probe -q -d "$group:*" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+if ! perf probe -q -x "$ldso" --add "$group:rel=_dl_relocate_object" >/dev/null 2>"$TMP/probe.err" ||
+	! perf probe -q -x "$ldso" --add "$group:relret=_dl_relocate_object%return" >/dev/null 2>>"$TMP/probe.err"; then
+	skip "perf probe cannot add a uprobe here: $(head -1 "$TMP/probe.err")"
+	done_testing
+	exit 0
+fi
+# against PROGRAM ARGS: each object's faulted pages against the kernel's
+# write faults in its mapping while ld.so relocated; prints the objects
+# that differ, then "objects N, written W, faulted F, kernel K, unmapped U".
+against() {
+	facts "$1" >"$TMP/facts"
+	"$TOP/tests/reloc-faults.py" "$group" "$@" >"$TMP/kernel" 2>"$TMP/kernel.err" || return 1
+	python3 -c 'import json, os, sys
+kernel = json.load(open(sys.argv[2]))["by_path"]
+kernel = {os.path.realpath(p): n for p, n in kernel.items() if p.startswith("/") and p != "//anon"}
+n = w = f = k = 0
+for line in open(sys.argv[1]):
+    path, role, written, faulted = line.split()
+    if role == "vdso":
+        continue
+    # ld.so wrote its pages when it relocated itself, before any audit module.
+    want = 0 if role == "interpreter" else int(faulted)
+    got = kernel.pop(path, 0)
+    n, w, f, k = n + 1, w + int(written), f + want, k + got
+    if got != want:
+        print("differs: %s faulted %d, kernel %d" % (path, want, got))
+print("objects %d, written %d, faulted %d, kernel %d, unmapped %d" % (n, w, f, k, sum(kernel.values())))' \
+		"$TMP/facts" "$TMP/kernel"
+}
+for p in "$m/with-page" "$m/with-cxx" "$TOP/samples/sh.dynamic $TOP/samples/foo" "/bin/bash -c exit"; do
+	# shellcheck disable=SC2086
+	res=$(against $p)
+	name=$(basename "${p%% *}")
+	check "$name: every object's faulted pages are the kernel's write faults ($(echo "$res" | tail -1))" \
+		sh -c "echo '$res' | grep -q '^objects' && ! echo '$res' | grep -q '^differs'"
+	echo "$res" | grep '^differs' | sed 's/^/# /'
+	# pages_written alone counts more than the kernel sees.
+	check "$name: the pages written alone would count more" \
+		sh -c "echo '$res' | tail -1 | awk -F'[ ,]+' '{ exit !(\$4 > \$8) }'"
+done
+done_testing
