@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""reloc-faults.py GROUP PROGRAM ARGS...: the write faults the program takes
-inside ld.so's _dl_relocate_object, by mapping, as the kernel reports them
-(t0216). GROUP names uprobes already placed on _dl_relocate_object's entry
-(GROUP:rel) and return (GROUP:relret); faults come from the
-exceptions:page_fault_user tracepoint, mappings from the recording's own
-MMAP2 events. Prints one JSON object: {"by_path": {PATH: N}, "calls": [N per
-call, in call order]}."""
+"""reloc-faults.py GROUP PROGRAM ARGS...: the page faults the program takes
+while ld.so relocates, by mapping, as the kernel reports them (t0216).
+GROUP names uprobes already placed on the entry and return of ld.so's
+_dl_relocate_object (GROUP:rel, GROUP:relret) and _dl_check_all_versions
+(GROUP:ver, GROUP:verret; the version check, which the relocate phase
+holds too); faults come from the exceptions:page_fault_user tracepoint,
+mappings from the recording's own MMAP2 events. Prints one JSON object:
+"writes" {PATH: N}, the write faults inside _dl_relocate_object; "reads"
+{PATH: N}, the read faults (neither writes nor instruction fetches) in
+both; "calls", the write faults of each _dl_relocate_object call, in
+call order."""
 import json
 import re
 import subprocess
@@ -22,28 +26,38 @@ with tempfile.NamedTemporaryFile(suffix=".data") as data:
     out = subprocess.run(["perf", "script", "-i", data.name, "--show-mmap-events",
                           "-F", "event,trace"], capture_output=True, text=True).stdout
 maps = []  # (lo, hi, path)
-by_path, calls, cur = {}, [], None
+writes, reads, calls = {}, {}, []
+in_reloc = in_versions = False
+
+
+def mapping(addr):
+    for lo, hi, p in reversed(maps):  # the newest mapping wins
+        if lo <= addr < hi:
+            return p
+    return "?"
+
+
 for line in out.splitlines():
     m = re.search(r"PERF_RECORD_MMAP2 .*\[0x([0-9a-f]+)\(0x([0-9a-f]+)\)[^\]]*\]: \S+ (.*)$", line)
     if m:
         lo = int(m.group(1), 16)
         maps.append((lo, lo + int(m.group(2), 16), m.group(3)))
-        continue
-    if group + ":rel:" in line:
-        cur = 0
-    elif group + ":relret" in line and cur is not None:
-        calls.append(cur)
-        cur = None
-    elif cur is not None and "page_fault_user" in line:
+    elif group + ":relret" in line:
+        in_reloc = False
+    elif group + ":rel:" in line:
+        in_reloc = True
+        calls.append(0)
+    elif group + ":verret" in line:
+        in_versions = False
+    elif group + ":ver:" in line:
+        in_versions = True
+    elif (in_reloc or in_versions) and "page_fault_user" in line:
         addr = int(re.search(r"address=(0x[0-9a-f]+)", line).group(1), 16)
         err = int(re.search(r"error_code=(0x[0-9a-f]+)", line).group(1), 16)
-        if not err & 2:  # a read or an instruction fetch
-            continue
-        cur += 1
-        path = "?"
-        for lo, hi, p in reversed(maps):  # the newest mapping wins
-            if lo <= addr < hi:
-                path = p
-                break
-        by_path[path] = by_path.get(path, 0) + 1
-print(json.dumps({"by_path": by_path, "calls": calls}))
+        path = mapping(addr)
+        if err & 2 and in_reloc:
+            calls[-1] += 1
+            writes[path] = writes.get(path, 0) + 1
+        elif not err & 0x12:
+            reads[path] = reads.get(path, 0) + 1
+print(json.dumps({"writes": writes, "reads": reads, "calls": calls}))

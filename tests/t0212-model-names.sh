@@ -51,6 +51,13 @@ for c in hash_bytes cmp_bytes cold_lines deep_probes; do
 	v=$(json_eval "$TMP/cal.json" "d['coef_us']['$c']")
 	check "the fit has a coefficient for $c ($v us)" test -n "$v"
 done
+# A read fault is a fault-around fault on a file, which calibrate measures:
+# priced at that, not fitted (the synthetic tables grow with their names).
+expect_eq "a read fault is priced at the fault cost measured ($(json_eval "$TMP/cal.json" "d['fault_us']"))" true \
+	"$(json_eval "$TMP/cal.json" "d['coef_us']['read_faults'] == d['fault_us'][0] > 0")"
+check "the calibration programs read their tables with faults (names-160: $(feat names-160 read_faults))" \
+	awk -v r="$(feat names-160 read_faults)" -v s="$(feat symbolic-3000 read_faults)" \
+	'BEGIN { exit !(r > s && s > 0) }'
 # libc's own start-up work, against a program that loads no library: it
 # is counted on libc alone, and it is what the per-process intercept held.
 check "libc is counted once in a program with libc" test "$(feat base libc)" = 1

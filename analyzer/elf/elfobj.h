@@ -113,6 +113,12 @@ struct elf_hash_stats {
 	uint32_t bloom_words;  /* GNU only */
 };
 
+/* A table inside the mapped image. */
+struct elf_span {
+	const void *p;
+	size_t size;
+};
+
 struct elf_load_seg {
 	uint64_t vaddr, offset, filesz, memsz;
 	uint32_t flags; /* PF_R/PF_W/PF_X */
@@ -166,6 +172,9 @@ struct elfobj {
 	/* Those of them loading has not written already: each is a
 	   copy-on-write fault in the relocate phase (elfreloc.c). */
 	uint64_t reloc_pages_faulted;
+	/* The tables ld.so walks to relocate it: DT_RELA (its PLT part aside),
+	   DT_REL, DT_JMPREL, DT_RELR. */
+	struct elf_span reloc_tables[4];
 
 	/* Symbols, hash tables and versions (elfsym.c). */
 	const Elf64_Sym *syms;

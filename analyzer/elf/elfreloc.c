@@ -392,6 +392,11 @@ int elfobj_read_relocs(struct elfobj *o, uint32_t *nsyms_named, struct errbuf *e
 		scan_rel(&plt, &s);
 	scan_relr(&relr, &s);
 	o->relocs = s.c;
+	o->reloc_tables[0] = (struct elf_span){rela.p, rela.n * sizeof(Elf64_Rela)};
+	o->reloc_tables[1] = (struct elf_span){rel.p, rel.n * sizeof(Elf64_Rel)};
+	o->reloc_tables[2] =
+		(struct elf_span){plt.p, plt.n * (plt_rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel))};
+	o->reloc_tables[3] = (struct elf_span){relr.p, relr.n * sizeof(uint64_t)};
 	o->reloc_pages = page_count(&s.pages);
 	loading_writes(o, &loaded);
 	page_count(&loaded);

@@ -125,6 +125,7 @@ static void add_work(struct lookup_work *w, const struct memo_slot *s)
 	w->strcmps += s->strcmps;
 	w->cmp_bytes += s->cmp_bytes;
 	w->cold_lines += s->cold_lines;
+	w->read_fault_16ths += s->read_fault_16ths;
 }
 
 static bool is_ifunc(const struct process *p, const struct lookup_result *res)
@@ -162,6 +163,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 	w->strcmps += wr.strcmps;
 	w->cmp_bytes += wr.cmp_bytes;
 	w->cold_lines += wr.cold_lines;
+	w->read_fault_16ths += wr.read_fault_16ths;
 	if (mu->build && !res->unique)
 		mu->build->slot[i] =
 			(struct memo_slot){found ? p->obj[res->val.obj]->scope_pos : -1,
@@ -173,6 +175,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 					   (uint32_t)wr.strcmps,
 					   (uint32_t)wr.cmp_bytes,
 					   (uint32_t)wr.cold_lines,
+					   (uint32_t)wr.read_fault_16ths,
 					   true,
 					   found && is_ifunc(p, res)};
 	return found;
@@ -213,9 +216,13 @@ static void bind_ref(struct process *p, struct unique_table *u, struct bindset *
 	bool found;
 	uint16_t flags = deferred ? BIND_DEFERRED : 0;
 
-	/* Every relocation reads its symbol's entry (the cache compares it). */
-	if (!deferred)
+	/* Every relocation reads its symbol's entry (the cache compares it)
+	   and its version index. */
+	if (!deferred) {
 		lookup_touch(u, w, o, &o->syms[r->sym], sizeof o->syms[r->sym]);
+		if (o->versym)
+			lookup_touch_pages(u, w, o, &o->versym[r->sym], sizeof *o->versym);
+	}
 	if (!deferred && cache->valid && cache->sym == r->sym && cache->tclass == r->tclass) {
 		w->cached++;
 		res = cache->res;
@@ -281,6 +288,9 @@ static void relocate(struct process *p, struct unique_table *u, struct bindset *
 	ob->relocated = true;
 	ob->lazy = lazy;
 	ob->ifunc_calls = o->relocs.irelative;
+	/* It walks its relocation tables whole, the lazy PLT's too. */
+	for (size_t t = 0; t < ARRAY_SIZE(o->reloc_tables); t++)
+		lookup_touch_pages(u, &ob->work, o, o->reloc_tables[t].p, o->reloc_tables[t].size);
 	memo_start(p, oi, &mu);
 	for (size_t i = 0; i < o->nsymrefs; i++) {
 		const struct elf_symref *r = &o->symrefs[i];
@@ -326,6 +336,57 @@ static void ldso_after_relocation(struct process *p, struct unique_table *u, str
 		relocate(p, u, bs, p->rtld, false, BIND_UNTRACED | BIND_LDSO);
 }
 
+/* The strings of a dynamic entry's kind (DT_NEEDED, ...) of o. */
+static void touch_dyn_strings(struct unique_table *u, const struct elfobj *o, int64_t tag)
+{
+	for (size_t k = 0; k < o->ndyn; k++) {
+		const char *s = o->dyn[k].d_tag == tag ? elfobj_dynstr(o, o->dyn[k].d_un.d_val) : NULL;
+		if (s)
+			lookup_touch_pages(u, NULL, o, s, strlen(s) + 1);
+	}
+}
+
+/*
+ * What ld.so reads of an object's file before it relocates anything, so
+ * that those pages cost the relocation no fault: while loading it, its
+ * notes (PT_NOTE, PT_GNU_PROPERTY), its program headers and the names of
+ * its needs, soname and search paths (measured: ninja's libraries take
+ * their first read faults there, at .note.gnu.property and the end of
+ * .dynstr); then, in the relocate phase, the version check
+ * (_dl_check_all_versions), which reads each object's needed and defined
+ * version names, charged to it.
+ */
+static void loading_reads(struct process *p, struct unique_table *u, struct bindset *bs)
+{
+	static const int64_t name_tags[] = {DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH};
+
+	for (size_t i = 0; i < p->nobj; i++) {
+		const struct elfobj *o = p->obj[i]->elf;
+		if (!o || p->obj[i]->faked)
+			continue;
+		for (size_t k = 0; k < o->nphdr; k++)
+			if (o->phdr[k].p_type == PT_NOTE || o->phdr[k].p_type == PT_GNU_PROPERTY ||
+			    o->phdr[k].p_type == PT_PHDR)
+				lookup_touch_pages(u, NULL, o, elfobj_bytes(o, o->phdr[k].p_offset,
+									    o->phdr[k].p_filesz),
+						   o->phdr[k].p_filesz);
+		for (size_t k = 0; k < ARRAY_SIZE(name_tags); k++)
+			touch_dyn_strings(u, o, name_tags[k]);
+	}
+	for (size_t i = 0; i < p->nobj; i++) {
+		const struct elfobj *o = p->obj[i]->elf;
+		struct lookup_work *w = &bs->obj[i].work;
+		if (!o || p->obj[i]->faked)
+			continue;
+		for (size_t k = 0; k < o->nvneeds; k++) {
+			lookup_touch_pages(u, w, o, o->vneeds[k].file, strlen(o->vneeds[k].file) + 1);
+			lookup_touch_pages(u, w, o, o->vneeds[k].name, strlen(o->vneeds[k].name) + 1);
+		}
+		for (size_t k = 0; k < o->nvdefs; k++)
+			lookup_touch_pages(u, w, o, o->vdefs[k].name, strlen(o->vdefs[k].name) + 1);
+	}
+}
+
 void bind_versions(struct process *p, struct bindset *bs);
 void bind_imports_compute(struct process *p, struct bindset *bs);
 
@@ -343,6 +404,7 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 	for (size_t i = 0; i < p->nobj; i++)
 		want += p->obj[i]->elf && !p->obj[i]->faked ? p->obj[i]->elf->nsymrefs : 0;
 	GROW(bs->b, bs->cap, want);
+	loading_reads(p, &u, bs);
 	for (size_t i = 0; i < ARRAY_SIZE(vdso_symbols); i++)
 		if (p->vdso >= 0)
 			vdso_lookup(p, &u, bs, vdso_symbols[i], &bs->obj[p->vdso].work, 0);
@@ -367,6 +429,7 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 		bs->total.hash_bytes += w->hash_bytes;
 		bs->total.cmp_bytes += w->cmp_bytes;
 		bs->total.cold_lines += w->cold_lines;
+		bs->total.read_fault_16ths += w->read_fault_16ths;
 	}
 	bind_versions(p, bs);
 	bind_imports_compute(p, bs);

@@ -75,6 +75,69 @@ static bool read_by_all(const struct elfobj *o)
 	return false;
 }
 
+/* Whether [p, p + len) lies in o's file: ld.so's own lookups (malloc, the
+   vDSO's) name strings of ld.so's, which ldprof holds in its own memory. */
+static bool in_image(const struct elfobj *o, const void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p, lo = (uintptr_t)o->image;
+
+	return o->image && a >= lo && a - lo <= o->image_size && len <= o->image_size - (a - lo);
+}
+
+/* ld.so's own pages were read when it relocated itself, and the vDSO is
+   mapped whole by the kernel: neither takes a fault in relocation. */
+static bool mapped_already(const struct elfobj *o)
+{
+	static const char *const names[] = {"ld-linux-x86-64.so.2", "linux-vdso.so.1"};
+
+	for (size_t i = 0; o && o->soname && i < ARRAY_SIZE(names); i++)
+		if (!strcmp(o->soname, names[i]))
+			return true;
+	return false;
+}
+
+/* The kernel's fault-around (fault_around_bytes, 64 KiB): a read fault on
+   a file mapping maps the page-cache pages of the aligned window around
+   the faulting page. */
+#define FAULT_WINDOW_PAGES 16
+
+/*
+ * A page of o's file read for the first time in the process is a page
+ * fault, unless an earlier fault in its 64 KiB window mapped it already.
+ * The window's alignment to the file follows the load address, which is
+ * page-aligned at random, so w counts the mean over the 16 alignments, in
+ * 16ths: each alignment keeps its own set of windows mapped. Keyed by the
+ * page's address in our image of the file, which keeps the file's layout.
+ */
+static void touch_pages(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
+			const void *p, size_t len)
+{
+	uint64_t first = (uintptr_t)p >> 12, last = ((uintptr_t)p + (len ? len : 1) - 1) >> 12;
+
+	if (mapped_already(o))
+		return;
+	for (uint64_t pg = first; pg <= last; pg++) {
+		if (line_seen(&u->pages, pg))
+			continue;
+		line_add(&u->pages, pg);
+		for (uint64_t r = 0; r < FAULT_WINDOW_PAGES; r++) {
+			uint64_t window = (pg + r) / FAULT_WINDOW_PAGES * FAULT_WINDOW_PAGES + r;
+			if (line_seen(&u->windows, window))
+				continue;
+			line_add(&u->windows, window);
+			if (w)
+				w->read_fault_16ths++;
+		}
+	}
+}
+
+void lookup_touch_pages(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
+			const void *p, size_t len)
+{
+	if (u->count_lines && len && in_image(o, p, len))
+		touch_pages(u, w, o, p, len);
+}
+
 /*
  * A line read for the first time in the process is a cache miss, unless
  * the line before it was read already: the hardware's next-line prefetch
@@ -86,7 +149,10 @@ static bool read_by_all(const struct elfobj *o)
 void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
 		  const void *p, size_t len)
 {
-	if (!u->count_lines || read_by_all(o))
+	if (!u->count_lines || !in_image(o, p, len))
+		return;
+	touch_pages(u, w, o, p, len);
+	if (read_by_all(o))
 		return;
 	uint64_t first = (uintptr_t)p >> 6, last = ((uintptr_t)p + (len ? len : 1) - 1) >> 6;
 
@@ -341,5 +407,9 @@ void unique_table_free(struct unique_table *u)
 {
 	strmap_free(&u->map, free);
 	free(u->lines.slot);
+	free(u->pages.slot);
+	free(u->windows.slot);
 	memset(&u->lines, 0, sizeof u->lines);
+	memset(&u->pages, 0, sizeof u->pages);
+	memset(&u->windows, 0, sizeof u->windows);
 }

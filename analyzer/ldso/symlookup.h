@@ -34,6 +34,7 @@ struct lookup_work {
 	uint64_t hash_bytes;	/* bytes of the names looked up, each hashed once */
 	uint64_t cmp_bytes;	/* bytes those full comparisons read */
 	uint64_t cold_lines;	/* 64-byte lines of names and tables read first (see touch) */
+	uint64_t read_fault_16ths; /* page faults those reads take, in 16ths (see touch) */
 };
 
 /* A symbol ld.so found: object index and symbol index, or obj -1. */
@@ -69,6 +70,8 @@ struct line_set {
 struct unique_table {
 	struct strmap map; /* name -> struct sym_val * */
 	struct line_set lines;
+	struct line_set pages;	 /* 4 KiB pages of the objects' files read */
+	struct line_set windows; /* fault-around windows mapped, under each alignment */
 	bool count_lines; /* keep lines and count cold_lines (the cost model's) */
 };
 
@@ -86,9 +89,15 @@ struct lookup_result {
 /* One _dl_lookup_symbol_x call: counted, and its name hashed. */
 void lookup_count(struct unique_table *u, struct lookup_work *w, const struct elfobj *from,
 		  struct lookup_req *req);
-/* ld.so reads len bytes at p, in o's image: the cold lines it costs. */
+/* ld.so reads len bytes at p, in o's image: the cold lines and the page
+   faults it costs. */
 void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
 		  const void *p, size_t len);
+/* ld.so reads len bytes at p, in o's image, in order (a table it walks):
+   the page faults it costs, charged to w; with w NULL, read while loading,
+   which costs the relocation none. */
+void lookup_touch_pages(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
+			const void *p, size_t len);
 
 bool symbol_lookup(struct process *p, struct unique_table *u, struct lookup_req *req,
 		   struct lookup_work *w, struct lookup_result *res);

@@ -42,6 +42,7 @@ static const char *const feat_names[MODEL_NFEAT] = {
 	[MF_COLD_LINES] = "cold_lines",
 	[MF_LIBC] = "libc",
 	[MF_DEEP_PROBES] = "deep_probes",
+	[MF_READ_FAULTS] = "read_faults",
 };
 
 const char *model_feat_name(enum model_feat f)
@@ -170,11 +171,13 @@ _Static_assert(MODEL_NFEAT < 31, "a bit per count below SEEN_INTERCEPT");
 /*
  * The coefficients a calibration file must have besides its intercept:
  * every count's but those counted after version 2's first files, which
- * priced them at 0 (libc's start sat in the intercept then).
+ * priced them at 0 (libc's start sat in the intercept then, the read
+ * faults in the other counts' prices).
  */
 static uint32_t required_coefs(void)
 {
-	return ((1u << MODEL_NFEAT) - 1) & ~(1u << MF_LIBC) & ~(1u << MF_DEEP_PROBES);
+	return ((1u << MODEL_NFEAT) - 1) & ~(1u << MF_LIBC) & ~(1u << MF_DEEP_PROBES) &
+	       ~(1u << MF_READ_FAULTS);
 }
 
 /* The first count whose coefficient the file lacked, or NULL. */

@@ -61,6 +61,7 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_HASH_BYTES] = (double)b->work.hash_bytes;
 	f[MF_CMP_BYTES] = (double)b->work.cmp_bytes;
 	f[MF_COLD_LINES] = (double)b->work.cold_lines;
+	f[MF_READ_FAULTS] = (double)b->work.read_fault_16ths / 16;
 	f[MF_CACHED] = (double)b->work.cached;
 	f[MF_TLS] = (double)e->relocs.tls;
 	f[MF_IFUNC] = (double)b->ifunc_calls;

@@ -27,6 +27,7 @@ enum model_feat {
 	MF_COLD_LINES, /* lines of names and tables read first, out of order: cache misses */
 	MF_LIBC,       /* 1 for libc: its start-up work no count above captures */
 	MF_DEEP_PROBES, /* probes past the first 12 objects of the scope: dearer */
+	MF_READ_FAULTS, /* page faults on the files' tables ld.so reads (a mean) */
 	MODEL_NFEAT,
 };
 
