@@ -174,8 +174,11 @@ expect_eq "each library has its exit path (libc's is the fixed cost's) and its l
 	"$(json_eval "$TMP/j" "all((l['exit_path_us'] > 0) != l['soname'].startswith('libc.so.') and l['lazy_binds'] >= 0 and l['lazy_us'] >= 0 for l in d['libraries'] if l['role'] == 'library')")"
 expect_eq "the shell's lazy binding after startup is counted and priced" true \
 	"$(json_eval "$TMP/j" "[l['lazy_binds'] > 0 and l['lazy_us'] > 0 for l in d['libraries'] if l['role'] == 'executable'] == [True] and d['verdict']['parts_us']['lazy_binding'] > 0")"
-expect_eq "the static build's own start is subtracted" true \
-	"$(json_eval "$TMP/j" "d['verdict']['static_ifunc_extra'] > 0 and d['verdict']['parts_us']['static_own_start'] < 0")"
+# Each IFUNC the static build resolves that libc does not resolve for
+# itself is one more resolver call at the calibrated price (which a fit
+# may put at 0: 0 to 0.02 us on these machines).
+expect_eq "the static build's own start is subtracted: its extra IFUNCs at the calibrated price" true \
+	"$(json_eval "$TMP/j" "d['verdict']['static_ifunc_extra'] > 0 and abs(d['verdict']['parts_us']['static_own_start'] + d['verdict']['static_ifunc_extra'] * d['reloc_model']['coef_us']['ifunc']) < 1e-6")"
 "$LDPROF" -n 10 "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/t"
 check "text: the verdict line" grep -Eq "linking statically would save ≈ [0-9.]+ (µs|ms) per exec \(±" "$TMP/t"
 check "text: what the saving adds up" grep -q "sheds being dynamic .* pays its own start" "$TMP/t"
