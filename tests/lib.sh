@@ -155,6 +155,34 @@ settle_dir() {
 	"$TOP/tools/settle" "$1"/*
 }
 
+# need_uprobes GROUP SPEC...: perf, root, and each SPEC (perf probe's
+# NAME=FUNCTION or NAME=FUNCTION%return) placed on ld.so in GROUP, which
+# the test's exit removes (a probe left behind would slow every later
+# process's relocation); without them the whole test is one skip.
+need_uprobes() {
+	group=$1
+	shift
+	reason=""
+	if ! command -v perf >/dev/null 2>&1; then
+		reason="perf is not installed"
+	elif [ "$(id -u)" != 0 ]; then
+		reason="uprobes need root"
+	else
+		ldso=$(readlink -f /lib64/ld-linux-x86-64.so.2)
+		trap 'perf probe -q -d "$group:*" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+		for spec in "$@"; do
+			perf probe -q -x "$ldso" --add "$group:$spec" >/dev/null 2>>"$TMP/probe.err" && continue
+			reason="perf probe cannot add a uprobe here: $(head -1 "$TMP/probe.err")"
+			break
+		done
+	fi
+	if [ -n "$reason" ]; then
+		skip "$reason"
+		done_testing
+		exit 0
+	fi
+}
+
 # need_browser: LDPROF_BROWSER as given, else the first Chromium on PATH;
 # with none the whole test is one skip.
 need_browser() {

@@ -8,22 +8,7 @@
 # Skipped without perf, root or uprobes.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v perf >/dev/null 2>&1; then
-	skip "perf is not installed"
-	done_testing
-	exit 0
-fi
-if [ "$(id -u)" != 0 ]; then
-	skip "uprobes need root"
-	done_testing
-	exit 0
-fi
-ldso=$(readlink -f /lib64/ld-linux-x86-64.so.2)
-if ! perf probe -q -x "$ldso" --add 'ldprof_t0213:probe=_dl_relocate_object' >/dev/null 2>"$TMP/probe.err"; then
-	skip "perf probe cannot add a uprobe here: $(head -1 "$TMP/probe.err")"
-	done_testing
-	exit 0
-fi
+need_uprobes ldprof_t0213 'probe=_dl_relocate_object'
 perf probe -q -d 'ldprof_t0213:*' >/dev/null 2>&1
 # A probe left behind would slow every later process's relocation.
 trap 'perf probe -q -d "ldprof_bench:*" >/dev/null 2>&1; rm -rf "$TMP"' EXIT

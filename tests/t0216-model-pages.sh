@@ -38,27 +38,9 @@ page=$(grep '/libpage.so ' "$TMP/page")
 check "one relocation on each of 300 pages: 300 faulted, the written page loading wrote aside ($page)" \
 	sh -c "echo '$page' | awk '{ exit !(\$4 >= 300 && \$4 <= 301 && \$3 - \$4 <= 2) }'"
 
-if ! command -v perf >/dev/null 2>&1; then
-	skip "perf is not installed"
-	done_testing
-	exit 0
-fi
-if [ "$(id -u)" != 0 ]; then
-	skip "uprobes need root"
-	done_testing
-	exit 0
-fi
-ldso=$(readlink -f /lib64/ld-linux-x86-64.so.2)
 group=ldprof_t0216
-trap 'perf probe -q -d "$group:*" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-if ! perf probe -q -x "$ldso" --add "$group:rel=_dl_relocate_object" >/dev/null 2>"$TMP/probe.err" ||
-	! perf probe -q -x "$ldso" --add "$group:relret=_dl_relocate_object%return" >/dev/null 2>>"$TMP/probe.err" ||
-	! perf probe -q -x "$ldso" --add "$group:ver=_dl_check_all_versions" >/dev/null 2>>"$TMP/probe.err" ||
-	! perf probe -q -x "$ldso" --add "$group:verret=_dl_check_all_versions%return" >/dev/null 2>>"$TMP/probe.err"; then
-	skip "perf probe cannot add a uprobe here: $(head -1 "$TMP/probe.err")"
-	done_testing
-	exit 0
-fi
+need_uprobes "$group" 'rel=_dl_relocate_object' 'relret=_dl_relocate_object%return' \
+	'ver=_dl_check_all_versions' 'verret=_dl_check_all_versions%return'
 # against PROGRAM ARGS: each object's faulted pages against the kernel's
 # write faults in its mapping while ld.so relocated; prints the objects
 # that differ, then "objects N, written W, faulted F, kernel K, unmapped U".
