@@ -8,8 +8,7 @@ holds too); faults come from the exceptions:page_fault_user tracepoint,
 mappings from the recording's own MMAP2 events. Prints one JSON object:
 "writes" {PATH: N}, the write faults inside _dl_relocate_object; "reads"
 {PATH: N}, the read faults (neither writes nor instruction fetches) in
-both; "calls", the write faults of each _dl_relocate_object call, in
-call order."""
+both."""
 import json
 import re
 import subprocess
@@ -26,7 +25,7 @@ with tempfile.NamedTemporaryFile(suffix=".data") as data:
     out = subprocess.run(["perf", "script", "-i", data.name, "--show-mmap-events",
                           "-F", "event,trace"], capture_output=True, text=True).stdout
 maps = []  # (lo, hi, path)
-writes, reads, calls = {}, {}, []
+writes, reads = {}, {}
 in_reloc = in_versions = False
 
 
@@ -46,7 +45,6 @@ for line in out.splitlines():
         in_reloc = False
     elif group + ":rel:" in line:
         in_reloc = True
-        calls.append(0)
     elif group + ":verret" in line:
         in_versions = False
     elif group + ":ver:" in line:
@@ -56,8 +54,7 @@ for line in out.splitlines():
         err = int(re.search(r"error_code=(0x[0-9a-f]+)", line).group(1), 16)
         path = mapping(addr)
         if err & 2 and in_reloc:
-            calls[-1] += 1
             writes[path] = writes.get(path, 0) + 1
         elif not err & 0x12:
             reads[path] = reads.get(path, 0) + 1
-print(json.dumps({"writes": writes, "reads": reads, "calls": calls}))
+print(json.dumps({"writes": writes, "reads": reads}))
