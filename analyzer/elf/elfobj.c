@@ -172,6 +172,61 @@ static void read_dynamic_facts(struct elfobj *o)
 		(elfobj_dyn(o, DT_FINI) ? 1 : 0) + array_entries(o, DT_FINI_ARRAY, DT_FINI_ARRAYSZ);
 }
 
+/* The PT_LOAD segment holding vaddr, or NULL. */
+static const struct elf_load_seg *segment_of(const struct elfobj *o, uint64_t vaddr)
+{
+	for (size_t i = 0; i < o->nloads; i++)
+		if (vaddr - o->loads[i].vaddr < o->loads[i].memsz)
+			return &o->loads[i];
+	return NULL;
+}
+
+/* Does seg hold a table ld.so reads while it loads or relocates the object? */
+static bool holds_tables(const struct elfobj *o, const struct elf_load_seg *seg)
+{
+	static const int64_t tags[] = {DT_SYMTAB, DT_STRTAB, DT_GNU_HASH, DT_HASH,
+				       DT_RELA,	  DT_JMPREL, DT_VERSYM};
+	const GElf_Dyn *d;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tags); i++)
+		if ((d = elfobj_dyn(o, tags[i])) && segment_of(o, d->d_un.d_ptr) == seg)
+			return true;
+	return false;
+}
+
+/*
+ * The page faults of the object's own crt code, in 16ths: _init (DT_INIT)
+ * is the first of its code to run, in the init phase, and _fini (DT_FINI),
+ * at the other end of its text, runs at exit. The first faults in the
+ * kernel's fault-around window (do_fault_around: 16 pages from the 64 KiB
+ * boundary below the fault, or from the segment's start when that lies
+ * above, so from _init itself at the usual start of the text); the second
+ * is a fault of its own when it lies outside that window. Where the
+ * window starts depends on the page alignment the object was mapped at:
+ * the mean over the 16. Counted only where the code has a segment of its
+ * own (-z separate-code, the default): in one shared with the symbol
+ * tables, loading has faulted the window in already.
+ */
+static uint32_t crt_faults16(const struct elfobj *o)
+{
+	const GElf_Dyn *init = elfobj_dyn(o, DT_INIT), *fini = elfobj_dyn(o, DT_FINI);
+	const struct elf_load_seg *seg = init ? segment_of(o, init->d_un.d_ptr) : NULL;
+	uint32_t n = 16;
+
+	if (!seg || !(seg->flags & PF_X) || holds_tables(o, seg))
+		return 0;
+	if (!fini || segment_of(o, fini->d_un.d_ptr) != seg)
+		return n;
+	for (uint64_t k = 0; k < 16; k++) {
+		uint64_t in = (init->d_un.d_ptr >> 12) + k, fi = (fini->d_un.d_ptr >> 12) + k;
+		uint64_t start = (seg->vaddr >> 12) + k, from = in & ~(uint64_t)15;
+		if (from < start)
+			from = start;
+		n += fi < from || fi >= from + 16;
+	}
+	return n;
+}
+
 static void classify(struct elfobj *o)
 {
 	bool pie = o->dt_flags_1 & DF_1_PIE;
@@ -222,6 +277,7 @@ static int read_segments(struct elfobj *o, struct errbuf *err)
 		if ((r = read_dynstr(o, err)))
 			return r;
 		read_dynamic_facts(o);
+		o->crt_faults16 = crt_faults16(o);
 	}
 	classify(o);
 	return 0;

@@ -167,6 +167,9 @@ struct elfobj {
 	bool textrel;
 	bool symbolic;			 /* DT_SYMBOLIC or DF_SYMBOLIC */
 	uint32_t init_funcs, fini_funcs; /* DT_INIT + DT_INIT_ARRAY entries */
+	/* Page faults its _init and _fini take in its own text, in 16ths
+	   (elfobj.c): a static build has the executable's only. */
+	uint32_t crt_faults16;
 	struct reloc_counts relocs;
 	uint64_t reloc_pages; /* distinct 4 KiB pages relocations write */
 	/* Those of them loading has not written already: each is a

@@ -67,6 +67,7 @@ struct report_object {
 	double link_saved_us;	/* linking this library statically would save (verdict.c) */
 	double lazy_us;		/* its lazy_binds priced at its cost per lookup (verdict.c) */
 	double exit_us;		/* its part of the dynamic exit path (verdict.c) */
+	double crt_us;		/* its _init's and _fini's page faults, priced (verdict.c) */
 	double symbind_calls;
 	double share; /* median total / median process total */
 };
@@ -126,6 +127,7 @@ struct report {
 	double static_kept_us; /* what a static build would still pay of it (IFUNC) */
 	/* What the saving adds up (verdict.c): the dynamic costs a static build sheds... */
 	double static_fixed_us, static_libs_us, static_exe_us, static_exit_us, static_lazy_us;
+	double static_crt_us; /* the libraries' own _init and _fini code's page faults */
 	/* ...less the static build's own start beyond the minimal static program's. */
 	double static_own_us, static_fault_us; /* and the fault cost it was priced at */
 	double static_unwind_us;    /* ...and its first unwind sorting its FDEs, when it unwinds */

@@ -158,6 +158,31 @@ static double unlinked_init_us(const struct trace_object *o, const struct report
 										  : 0;
 }
 
+/*
+ * A library's own crt code (_init and crtbegin's frame_dummy; its
+ * __do_global_dtors_aux and _fini), which a static build has once, in the
+ * executable: _init faults in the first window of its text, and _fini,
+ * at the text's other end, in another when nothing the program ran has
+ * mapped that one (perf: the faults at DT_INIT and DT_FINI, docs/model.md).
+ * When its constructors are the crt's alone (DT_INIT and crtbegin's one
+ * entry), its measured init is all crt, and so with its destructors and
+ * fini. Otherwise: _init's fault, always taken, and _fini's as the ELF
+ * layout predicts it (elfobj.c), at the fault cost. shed_init: the init
+ * the verdict sheds already (libgcc_s's).
+ */
+static double crt_us(const struct trace *t, const struct trace_object *o,
+		     const struct report_object *ro, double shed_init)
+{
+	double fault = fault_cost(t), init, fini;
+
+	if (!o->crt_faults16)
+		return 0;
+	init = o->init_funcs <= 2 && ro->init.n ? ro->init.median : fault;
+	fini = o->fini_funcs <= 2 && ro->fini.n ? ro->fini.median
+						: (o->crt_faults16 - 16) / 16.0 * fault;
+	return (shed_init > 0 ? 0 : init) + fini;
+}
+
 /* What being dynamic costs each library; sums into rep. Returns the variance. */
 static double shed_libraries(const struct trace *t, struct report *rep, size_t *nlibs)
 {
@@ -184,10 +209,12 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 			continue; /* libc and ld.so: in the calibrated fixed cost */
 		ro->exit_us = exit_path_us(&t->model, o);
 		double init = unlinked_init_us(o, ro);
+		ro->crt_us = crt_us(t, o, ro, init);
 		double shed = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep) + init;
-		ro->link_saved_us = shed + ro->exit_us + ro->lazy_us;
+		ro->link_saved_us = shed + ro->exit_us + ro->lazy_us + ro->crt_us;
 		rep->static_libs_us += shed;
 		rep->static_exit_us += ro->exit_us;
+		rep->static_crt_us += ro->crt_us;
 		rep->static_kept_us += keep;
 		var += pow(half_width(&ro->load), 2) + pow(half_width(&ro->reloc), 2) +
 		       (init > 0 ? pow(half_width(&ro->init), 2) : 0);
@@ -241,8 +268,8 @@ static void static_link(const struct trace *t, struct report *rep)
 		var += pow(fmax(rep->static_unwind_us - lo, hi - rep->static_unwind_us), 2);
 	}
 	saved = rep->static_fixed_us + rep->static_exe_us + rep->static_libs_us +
-		rep->static_exit_us + rep->static_lazy_us - rep->static_own_us -
-		rep->static_unwind_us;
+		rep->static_exit_us + rep->static_lazy_us + rep->static_crt_us -
+		rep->static_own_us - rep->static_unwind_us;
 	rep->static_model_err_us = model_error(m, saved);
 	hw = sqrt(var + pow(rep->static_model_err_us, 2));
 	base = rep->plain_total.n ? rep->plain_total.median : rep->total.median;

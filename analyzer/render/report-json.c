@@ -140,6 +140,8 @@ static void libraries(struct json *j, const struct report *rep)
 		if (rep->have_verdict && o->role == ROLE_LIBRARY) {
 			json_num(j, "static_link_saved_us", ro->link_saved_us);
 			json_num(j, "exit_path_us", ro->exit_us);
+			json_num(j, "crt_faults", o->crt_faults16 / 16.0);
+			json_num(j, "crt_us", ro->crt_us);
 		}
 		if (rep->have_verdict && o->role != ROLE_VDSO) {
 			json_int(j, "lazy_binds", o->lazy_binds);
@@ -397,6 +399,7 @@ static void verdict(struct json *j, const struct report *rep)
 		json_num(j, "libraries", rep->static_libs_us);
 		json_num(j, "exit_path", rep->static_exit_us);
 		json_num(j, "lazy_binding", rep->static_lazy_us);
+		json_num(j, "crt_faults", rep->static_crt_us);
 		json_num(j, "static_own_start", -rep->static_own_us);
 		json_num(j, "static_first_unwind", -rep->static_unwind_us);
 		json_obj_close(j);

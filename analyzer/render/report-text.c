@@ -295,20 +295,22 @@ static void verdict_head(const struct text_out *o, const struct report *rep)
 /* What the saving adds up, and the static build it predicts. */
 static void verdict_parts(const struct text_out *o, const struct report *rep)
 {
-	char fx[32], libs[32], ex[32], lz[32], own[32], tot[32], err[32];
+	char fx[32], libs[32], ex[32], lz[32], crt[32], own[32], tot[32], err[32];
 
 	text_dur(o, fx, sizeof fx, rep->static_fixed_us + rep->static_exe_us);
 	text_dur(o, libs, sizeof libs, rep->static_libs_us);
 	text_dur(o, ex, sizeof ex, rep->static_exit_us);
 	text_dur(o, lz, sizeof lz, rep->static_lazy_us);
+	text_dur(o, crt, sizeof crt, rep->static_crt_us);
 	text_dur(o, own, sizeof own, rep->static_own_us + rep->static_unwind_us);
 	text_dur(o, tot, sizeof tot, rep->static_total_us);
 	text_dur(o, err, sizeof err, rep->static_model_err_us);
 	fprintf(o->f,
 		"  %s(sheds being dynamic %s, the libraries' loading and relocation %s, their exit "
-		"path %s, lazy binding %s; pays its own start %s; a static build \u2248 %s per "
-		"exec; \u00b1 includes the model's validated error %s)%s\n",
-		DIM(o), fx, libs, ex, lz, own, tot, err, RESET(o));
+		"path %s, lazy binding %s, their _init and _fini code's page faults %s; pays its "
+		"own start %s; a static build \u2248 %s per exec; \u00b1 includes the model's "
+		"validated error %s)%s\n",
+		DIM(o), fx, libs, ex, lz, crt, own, tot, err, RESET(o));
 }
 
 /* Lazy binding after startup, per object that did any. */

@@ -94,6 +94,7 @@ void trace_load_facts(struct trace *t)
 		o->relocs = e->relocs;
 		o->init_funcs = e->init_funcs;
 		o->fini_funcs = e->fini_funcs;
+		o->crt_faults16 = e->crt_faults16;
 		o->bind_now = e->bind_now;
 		elfobj_close(e);
 	}

@@ -43,6 +43,7 @@ struct trace_object {
 	char *soname;
 	struct reloc_counts relocs;
 	uint32_t init_funcs, fini_funcs;
+	uint32_t crt_faults16; /* its _init's and _fini's page faults, in 16ths (elfobj.h) */
 	bool bind_now;
 	char *facts_error;
 	/*

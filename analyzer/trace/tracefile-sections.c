@@ -52,6 +52,7 @@ enum object_tag {
 	OBJ_MTIME_NS = 13,
 	OBJ_FEATURES = 14, /* the cost model's counts: tag i + 1 holds feat[i] */
 	OBJ_ADVICE = 15,   /* the facts behind the recommendations */
+	OBJ_CRT_FAULTS = 16,
 };
 
 enum advice_tag {
@@ -218,6 +219,7 @@ static void encode_object(const struct trace_object *o, struct bbuf *b)
 		tlv_uint(b, OBJ_INIT_FUNCS, o->init_funcs);
 		tlv_uint(b, OBJ_FINI_FUNCS, o->fini_funcs);
 		tlv_uint(b, OBJ_BIND_NOW, o->bind_now);
+		tlv_uint(b, OBJ_CRT_FAULTS, o->crt_faults16);
 	}
 	if (o->have_feat)
 		encode_features(o, b);
@@ -476,6 +478,9 @@ static bool decode_object_field(unsigned tag, struct cursor *v, struct trace_obj
 		break;
 	case OBJ_BIND_NOW:
 		o->bind_now = val_uint(v) != 0;
+		break;
+	case OBJ_CRT_FAULTS:
+		o->crt_faults16 = (uint32_t)val_uint(v);
 		break;
 	case OBJ_FACTS_ERROR:
 		take_str(&o->facts_error, v);

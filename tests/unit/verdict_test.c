@@ -120,6 +120,38 @@ static void test_exit_path(void)
 	trace_free(&t);
 }
 
+/*
+ * A library's crt code: with the crt's constructors and destructors alone,
+ * its measured init and fini; otherwise _init's fault and _fini's share
+ * of one at the fault cost. Added to the saving; none without crt faults.
+ */
+static void test_crt_code(void)
+{
+	struct trace t;
+	struct report a, b, c;
+
+	model_trace(&t);
+	t.fault_us_now = 7;
+	report_build(&t, &a);
+	CHECK(a.have_verdict && a.static_crt_us == 0);
+	t.obj[3].crt_faults16 = 24; /* _init's fault, _fini's in half the alignments */
+	t.obj[3].init_funcs = t.obj[3].fini_funcs = 2;
+	report_build(&t, &b);
+	const struct report_object *ro = obj_of(&b, 3);
+	CHECK(ro && ro->init.n && ro->fini.n);
+	CHECK_NEAR(ro->crt_us, ro->init.median + ro->fini.median, 1e-9);
+	CHECK_NEAR(b.static_saved_us - a.static_saved_us, ro->crt_us, 1e-6);
+	CHECK_NEAR(ro->link_saved_us - obj_of(&a, 3)->link_saved_us, ro->crt_us, 1e-6);
+	t.obj[3].init_funcs = t.obj[3].fini_funcs = 3; /* real constructors, destructors */
+	report_build(&t, &c);
+	CHECK_NEAR(obj_of(&c, 3)->crt_us, 7 + 0.5 * 7, 1e-9);
+	CHECK_NEAR(c.static_crt_us, obj_of(&c, 3)->crt_us, 1e-9);
+	report_free(&a);
+	report_free(&b);
+	report_free(&c);
+	trace_free(&t);
+}
+
 /* libgcc_s's constructor (__cpu_indicator_init) is not in a static build. */
 static void test_unlinked_constructor(void)
 {
@@ -419,6 +451,7 @@ static void test_unwind_prices(void)
 int main(void)
 {
 	test_lazy_binding();
+	test_crt_code();
 	test_exit_path();
 	test_unlinked_constructor();
 	test_can_say_dont();
