@@ -2,7 +2,7 @@
 # A library's own crt code (_init and _fini) against the kernel's page
 # faults: the verdict counts it as a cost a static build sheds (its crt
 # code is the executable's alone), and the kernel says what it costs.
-# perf records every page fault of 20 runs with its address; a fault at a
+# perf records every page fault of 12 runs with its address; a fault at a
 # library's DT_INIT or DT_FINI is its crt code's instruction fetch
 # (tests/crt-faults.py). Held:
 #  - _init faults in every run, as the verdict counts it (90% of runs:
@@ -23,7 +23,6 @@ if ! command -v perf >/dev/null 2>&1 ||
 	done_testing
 	exit 0
 fi
-use_calibration
 M=$FIXTURES/model-base
 
 # rows NAME PROGRAM ARGS...: the oracle's rows beside ldprof's, in $TMP/NAME.
@@ -31,9 +30,9 @@ rows() {
 	name=$1
 	shift
 	perf record -q -o "$TMP/$name.data" -e page-faults:u -c 1 -d -- \
-		sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do "$@"; done' \
+		sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do "$@"; done' \
 		sh "$@" >/dev/null 2>&1
-	"$LDPROF" -n 20 --json "$@" >"$TMP/$name.json" 2>"$TMP/$name.err"
+	"$LDPROF" -n 12 --json "$@" >"$TMP/$name.json" 2>"$TMP/$name.err"
 	python3 "$TOP/tests/crt-faults.py" "$TMP/$name.data" "$1" "$TMP/$name.json" >"$TMP/$name"
 	check "$name: the oracle and ldprof give rows ($(wc -l <"$TMP/$name") libraries)" \
 		test -s "$TMP/$name"
