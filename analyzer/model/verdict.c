@@ -168,19 +168,23 @@ static double unlinked_init_us(const struct trace_object *o, const struct report
  * entry), its measured init is all crt, and so with its destructors and
  * fini. Otherwise: _init's fault, always taken, and _fini's as the ELF
  * layout predicts it (elfobj.c), at the fault cost. shed_init: the init
- * the verdict sheds already (libgcc_s's).
+ * the verdict sheds already (libgcc_s's). Adds the measured parts'
+ * variance to *var.
  */
 static double crt_us(const struct trace *t, const struct trace_object *o,
-		     const struct report_object *ro, double shed_init)
+		     const struct report_object *ro, double shed_init, double *var)
 {
+	bool init_crt = o->init_funcs <= 2 && ro->init.n && !(shed_init > 0);
+	bool fini_crt = o->fini_funcs <= 2 && ro->fini.n;
 	double fault = fault_cost(t), init, fini;
 
 	if (!o->crt_faults16)
 		return 0;
-	init = o->init_funcs <= 2 && ro->init.n ? ro->init.median : fault;
-	fini = o->fini_funcs <= 2 && ro->fini.n ? ro->fini.median
-						: (o->crt_faults16 - 16) / 16.0 * fault;
-	return (shed_init > 0 ? 0 : init) + fini;
+	init = shed_init > 0 ? 0 : init_crt ? ro->init.median : fault;
+	fini = fini_crt ? ro->fini.median : (o->crt_faults16 - 16) / 16.0 * fault;
+	*var += (init_crt ? pow(half_width(&ro->init), 2) : 0) +
+		(fini_crt ? pow(half_width(&ro->fini), 2) : 0);
+	return init + fini;
 }
 
 /* What being dynamic costs each library; sums into rep. Returns the variance. */
@@ -209,7 +213,7 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 			continue; /* libc and ld.so: in the calibrated fixed cost */
 		ro->exit_us = exit_path_us(&t->model, o);
 		double init = unlinked_init_us(o, ro);
-		ro->crt_us = crt_us(t, o, ro, init);
+		ro->crt_us = crt_us(t, o, ro, init, &var);
 		double shed = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep) + init;
 		ro->link_saved_us = shed + ro->exit_us + ro->lazy_us + ro->crt_us;
 		rep->static_libs_us += shed;

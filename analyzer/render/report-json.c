@@ -399,7 +399,7 @@ static void verdict(struct json *j, const struct report *rep)
 		json_num(j, "libraries", rep->static_libs_us);
 		json_num(j, "exit_path", rep->static_exit_us);
 		json_num(j, "lazy_binding", rep->static_lazy_us);
-		json_num(j, "crt_faults", rep->static_crt_us);
+		json_num(j, "crt_code", rep->static_crt_us);
 		json_num(j, "static_own_start", -rep->static_own_us);
 		json_num(j, "static_first_unwind", -rep->static_unwind_us);
 		json_obj_close(j);

@@ -307,7 +307,7 @@ static void verdict_parts(const struct text_out *o, const struct report *rep)
 	text_dur(o, err, sizeof err, rep->static_model_err_us);
 	fprintf(o->f,
 		"  %s(sheds being dynamic %s, the libraries' loading and relocation %s, their exit "
-		"path %s, lazy binding %s, their _init and _fini code's page faults %s; pays its "
+		"path %s, lazy binding %s, their own _init and _fini %s; pays its "
 		"own start %s; a static build \u2248 %s per exec; \u00b1 includes the model's "
 		"validated error %s)%s\n",
 		DIM(o), fx, libs, ex, lz, crt, own, tot, err, RESET(o));
