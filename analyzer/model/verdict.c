@@ -180,7 +180,7 @@ static double crt_us(const struct trace *t, const struct trace_object *o,
 
 	if (!o->crt_faults16)
 		return 0;
-	init = shed_init > 0 ? 0 : init_crt ? ro->init.median : fault;
+	init = init_crt ? ro->init.median : shed_init > 0 ? 0 : fault;
 	fini = fini_crt ? ro->fini.median : (o->crt_faults16 - 16) / 16.0 * fault;
 	*var += (init_crt ? pow(half_width(&ro->init), 2) : 0) +
 		(fini_crt ? pow(half_width(&ro->fini), 2) : 0);
