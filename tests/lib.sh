@@ -119,12 +119,16 @@ print(json.dumps(v) if isinstance(v,(bool,list,dict)) or v is None else v)' "$1"
 }
 
 # use_calibration: point LDPROF_CALIBRATION at this machine's calibration,
-# the one make check made, or a quick one made here when run alone.
+# the one make check made, or a quick one made here when run alone;
+# LDPROF_CALIBRATION_LOG at what calibrate printed making it.
 use_calibration() {
 	LDPROF_CALIBRATION=${LDPROF_TEST_CALIBRATION:-}
-	if [ -z "$LDPROF_CALIBRATION" ] || [ ! -s "$LDPROF_CALIBRATION" ]; then
+	LDPROF_CALIBRATION_LOG=${LDPROF_TEST_CALIBRATION_LOG:-}
+	if [ -z "$LDPROF_CALIBRATION" ] || [ ! -s "$LDPROF_CALIBRATION" ] ||
+		[ ! -s "$LDPROF_CALIBRATION_LOG" ]; then
 		LDPROF_CALIBRATION=$TMP/calibration
-		"$LDPROF" calibrate --quick -n 20 -o "$LDPROF_CALIBRATION" >"$TMP/calibration.log" 2>&1
+		LDPROF_CALIBRATION_LOG=$TMP/calibration.log
+		"$LDPROF" calibrate --quick -n 20 -o "$LDPROF_CALIBRATION" >"$LDPROF_CALIBRATION_LOG" 2>&1
 	fi
 	export LDPROF_CALIBRATION
 }

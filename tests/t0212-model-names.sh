@@ -7,8 +7,14 @@
 # lengths, and the fit prices each of them.
 . "$(dirname "$0")/lib.sh"
 
-TMPDIR=$TMP "$LDPROF" calibrate --quick -n 5 --dry-run --json >"$TMP/cal.json" 2>"$TMP/cal.err"
+# --dry-run with nowhere else to store it than $XDG_CACHE_HOME's default.
+env -u LDPROF_CALIBRATION TMPDIR="$TMP" XDG_CACHE_HOME="$TMP/xdg" \
+	"$LDPROF" calibrate --quick -n 5 --dry-run --keep --json >"$TMP/cal.json" 2>"$TMP/cal.err"
 check "calibrate --json ran" test -s "$TMP/cal.json"
+check "--dry-run stores nothing" test ! -e "$TMP/xdg/ldprof/calibration-v2"
+kept=$(sed -n 's/^ldprof: calibrate: the build directory is kept in //p' "$TMP/cal.err")
+check "--keep names the build directory" test -n "$kept"
+check "and keeps it, with the programs it built" test -x "$kept/relative-4000"
 feat() { # feat PROGRAM COUNT
 	json_eval "$TMP/cal.json" "[p['features']['$2'] for p in d['fit'] if p['program'] == '$1'][0]"
 }
@@ -69,6 +75,10 @@ libc=$(json_eval "$TMP/cal.json" "d['coef_us']['libc']")
 intercept=$(json_eval "$TMP/cal.json" "d['intercept_us']")
 check "libc's start-up is priced ($libc us) and most of what a process pays (intercept $intercept us)" \
 	awk -v l="$libc" -v i="$intercept" 'BEGIN { exit !(l > 10 && l > 3 * i) }'
-check "the program without libc is modelled within 10 us (measured, model: $(fitted nolibc))" \
-	sh -c "echo '$(fitted nolibc)' | awk '{ d = \$1 - \$2; exit !(NF == 2 && d < 10 && d > -10) }'"
+# Within 10 us, or a tenth of libc's price: the fit's residuals on the
+# other programs are tens of us (base's -25 and -63 us in one morning), and one
+# busy make check modelled nolibc 13.8 us above its 9.9. What must not
+# come back is libc's start charged to a program that has none.
+check "the program without libc is modelled within 10 us or a tenth of libc's $libc (measured, model: $(fitted nolibc))" \
+	sh -c "echo '$(fitted nolibc)' | awk -v l='$libc' '{ d = \$1 - \$2; if (d < 0) d = -d; exit !(NF == 2 && (d < 10 || d < l / 10)) }'"
 done_testing

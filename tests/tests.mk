@@ -33,6 +33,7 @@ check-layers: $(ANALYZER_LIB_OBJS) $(B)/analyzer/main.o $(SHIM_AUDIT_OBJS) $(SHI
 check-shell: all $(FIXTURES) $(TEST_CALIBRATION)
 	LDPROF=$(CURDIR)/$(LDPROF) LDPROF_FIXTURES=$(CURDIR)/$(B)/fixtures LDPROF_BUILD=$(CURDIR)/$(B) \
 		LDPROF_TEST_CALIBRATION=$(CURDIR)/$(TEST_CALIBRATION) \
+		LDPROF_TEST_CALIBRATION_LOG=$(CURDIR)/$(B)/tests/calibration.log \
 		LDPROF_MAKE_ARGS="ASAN=$(ASAN)" tests/run-tests.sh
 
 check: check-unit check-layers check-shell
