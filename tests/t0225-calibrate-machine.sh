@@ -5,8 +5,13 @@
 # values are refused.
 . "$(dirname "$0")/lib.sh"
 
+# Stored through a relative symbolic link that dangles (t0400 checks the
+# other commands' -o so): the target is written, the link stays.
+ln -s cal.target "$TMP/cal"
 "$LDPROF" calibrate --quick -n 5 --json -o "$TMP/cal" >"$TMP/cal.json" 2>"$TMP/cal.err"
 check "calibrate --quick runs" test $? -eq 0
+check "-o SYMLINK: still a link" test -L "$TMP/cal"
+check "-o SYMLINK: the target has the calibration" grep -q '^ldprof-calibration 2$' "$TMP/cal.target"
 expect_eq "a page fault costs something, and no less than at rest" true \
 	"$(json_eval "$TMP/cal.json" "0 < d['fault_us'][0] < 1000 and d['fault_rest_us'] <= d['fault_us'][0] and d['fault_us'][1] <= d['fault_us'][0] <= d['fault_us'][2]")"
 expect_eq "the exit path's coefficients are there" true \
@@ -30,6 +35,7 @@ cp "$TMP/cal" "$TMP/cal.before"
 "$LDPROF" calibrate --verdict-error 40,5000 -o "$TMP/cal" >"$TMP/ve" 2>&1
 check "--verdict-error stores" grep -q "stored in $TMP/cal" "$TMP/ve"
 check "it is in the file" grep -q '^verdict_error 40 5000$' "$TMP/cal"
+check "-o SYMLINK (existing target): still a link" test -L "$TMP/cal"
 expect_eq "nothing else changed" "" \
 	"$(diff "$TMP/cal.before" "$TMP/cal" | grep '^[<>]' | grep -v verdict_error)"
 LDPROF_CALIBRATION=$TMP/cal "$LDPROF" -n 10 --json "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/j"

@@ -119,8 +119,10 @@ for c in $with_o; do
 done
 
 # A relative symbolic link, dangling and then not: the target is written,
-# the link stays (for calibrate too, which takes a while: once).
+# the link stays. calibrate takes half a minute: t0225 stores its
+# calibration through a dangling link and checks the same.
 for c in $with_o; do
+	[ "$c" = calibrate ] && continue
 	rm -f "$TMP/link" "$TMP/target"
 	ln -s target "$TMP/link"
 	for pass in new existing; do
@@ -129,7 +131,6 @@ for c in $with_o; do
 		check "$c -o SYMLINK ($pass target): still a link" test -L "$TMP/link"
 		check "$c -o SYMLINK ($pass target): the target has the output" \
 			test -s "$TMP/target"
-		[ "$c" = calibrate ] && break
 	done
 done
 done_testing
