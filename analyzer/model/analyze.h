@@ -154,7 +154,7 @@ void report_add_note(struct report *rep, char *note);
  * it. Returns how many caveats it put in notes (allocated), for report_build
  * to add to the report's notes.
  */
-enum { VERDICT_NOTES = 5 };
+enum { VERDICT_NOTES = 6 };
 size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERDICT_NOTES]);
 
 /*

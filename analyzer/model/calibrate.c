@@ -24,6 +24,7 @@
 #include "model/calibrate-machine.h"
 #include "model/calibrate-unwind.h"
 #include "model/compare.h"
+#include "model/minimal-pair.h"
 #include "trace/machine.h"
 #include "model/model.h"
 #include "base/nnls.h"
@@ -158,23 +159,6 @@ static char *find_generator(void)
 	return found;
 }
 
-/* Run a shell command line we composed from our own paths; 0 or -ECHILD. */
-static int sh(const char *cmd, struct errbuf *err)
-{
-	int st = system(cmd);
-
-	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
-		return set_err(err, ECHILD, "calibration build failed: %s", cmd);
-	return 0;
-}
-
-static const char *cc(void)
-{
-	const char *c = getenv("CC");
-
-	return c && *c ? c : "cc";
-}
-
 /*
  * A dynamic executable that needs no library: its _start exits by system
  * call. ld.so loads and relocates only it and itself, so its relocate
@@ -197,9 +181,9 @@ static int build_nolibc(const char *dir, const char *name, struct errbuf *err)
 		r = set_err(err, errno, "%s: %s", src, strerror(errno));
 		goto out;
 	}
-	cmd = xasprintf("cd '%s' && %s -O1 -w -fPIE -pie -nostdlib -o %s %s.c", dir, cc(), name,
+	cmd = xasprintf("cd '%s' && %s -O1 -w -fPIE -pie -nostdlib -o %s %s.c", dir, calib_cc(), name,
 			name);
-	r = sh(cmd, err);
+	r = calib_sh(cmd, err);
 out:
 	free(cmd);
 	free(src);
@@ -219,10 +203,10 @@ static int build_prog(const char *dir, const char *gen, const struct prog_spec *
 		const struct lib_spec *l = &p->libs[i];
 		cmd = xasprintf("cd '%s' && '%s' %s > %s-%s.c && %s -O1 -w -fPIC -shared %s "
 				"-Wl,-soname,lib%s-%s.so -o lib%s-%s.so %s-%s.c -L. %s",
-				dir, gen, l->args, p->name, l->name, cc(),
+				dir, gen, l->args, p->name, l->name, calib_cc(),
 				p->relr ? "-Wl,-z,pack-relative-relocs" : "", p->name, l->name,
 				p->name, l->name, p->name, l->name, libs);
-		r = sh(cmd, err);
+		r = calib_sh(cmd, err);
 		free(cmd);
 		char *more = xasprintf("%s -l%s-%s", libs, p->name, l->name);
 		free(libs);
@@ -231,8 +215,8 @@ static int build_prog(const char *dir, const char *gen, const struct prog_spec *
 	if (!r) {
 		cmd = xasprintf("cd '%s' && printf 'int main(void){return 0;}\\n' > %s.c && %s -O1 "
 				"-o %s %s.c -L. -Wl,--no-as-needed %s -Wl,-rpath,'$ORIGIN'",
-				dir, p->name, cc(), p->name, p->name, libs);
-		r = sh(cmd, err);
+				dir, p->name, calib_cc(), p->name, p->name, libs);
+		r = calib_sh(cmd, err);
 		free(cmd);
 	}
 	free(libs);
@@ -248,8 +232,8 @@ static int build_unwind(const char *dir, bool quick, struct errbuf *err)
 	if (!r) {
 		cmd = xasprintf("cd '%s' && %s -O1 -w -static -o unwind-static "
 				"unwind.c",
-				dir, cc());
-		r = sh(cmd, err);
+				dir, calib_cc());
+		r = calib_sh(cmd, err);
 		free(cmd);
 	}
 	free(src);
@@ -269,14 +253,8 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, bool
 			fprintf(log, "\rbuilding %zu/%zu: %-20s", i + 1, n, ps[i].name);
 		r = build_prog(dir, gen, &ps[i], err);
 	}
-	if (!r) {
-		char *cmd = xasprintf(
-			"cd '%s' && printf 'int main(void){return 0;}\\n' > min.c && "
-			"%s -O1 -o min-dynamic min.c && %s -O1 -static -o min-static min.c",
-			dir, cc(), cc());
-		r = sh(cmd, err);
-		free(cmd);
-	}
+	if (!r)
+		r = minimal_pair_build(dir, err);
 	if (!r)
 		r = build_unwind(dir, quick, err);
 	/*
@@ -515,35 +493,22 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 /* What being dynamic costs the minimal program: a compare of the two builds. */
 static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct model_coefs *m)
 {
-	char *argv[4] = {xasprintf("%s/min-static", dir), NULL, xasprintf("%s/min-dynamic", dir),
-			 NULL};
-	struct profile_cmd cmds[2] = {{1, &argv[0]}, {1, &argv[2]}};
-	struct profile_opts po = o->prof;
-	struct trace t[2];
-	struct compare c;
-	int r;
-
+	struct minimal_pair_cost c;
 	/*
 	 * A small difference between two fast programs, and every static-link
 	 * estimate adds it whole: at least 1000 runs of each (about 2 s). With
 	 * 100, its CI was 60 us wide and its median moved by 30 us between
 	 * calibrations on one machine.
 	 */
-	po.plan.runs = po.plan.runs * 5 > 1000 ? po.plan.runs * 5 : 1000;
-	memset(t, 0, sizeof t);
-	r = model_profile_programs(&po, 2, cmds, t, true);
+	unsigned runs = o->prof.plan.runs * 5 > 1000 ? o->prof.plan.runs * 5 : 1000;
+	int r = minimal_pair_measure(&o->prof, dir, runs, &c);
+
 	if (!r) {
-		compare_build(&t[0], &t[1], &c);
-		m->dynamic_fixed_us = c.diff.median;
-		m->static_min_us = c.plain[0].median;
-		m->dynamic_fixed_lo = c.diff.lo;
-		m->dynamic_fixed_hi = c.diff.hi;
-		compare_free(&c);
+		m->dynamic_fixed_us = c.us;
+		m->static_min_us = c.static_us;
+		m->dynamic_fixed_lo = c.lo;
+		m->dynamic_fixed_hi = c.hi;
 	}
-	trace_free(&t[0]);
-	trace_free(&t[1]);
-	free(argv[0]);
-	free(argv[2]);
 	return r;
 }
 

@@ -146,6 +146,14 @@ void compare_build(const struct trace *a, const struct trace *b, struct compare 
 	only_one_side(c);
 }
 
+void compare_totals(const struct trace *a, const struct trace *b, struct compare *c)
+{
+	memset(c, 0, sizeof *c);
+	c->t[0] = a;
+	c->t[1] = b;
+	totals(c);
+}
+
 void compare_free(struct compare *c)
 {
 	report_free(&c->rep[0]);

@@ -42,6 +42,8 @@ struct compare {
 
 /* Both traces hold plain runs (and profiled ones for dynamic sides). */
 void compare_build(const struct trace *a, const struct trace *b, struct compare *c);
+/* Only the plain runs' totals, ratio and difference: no reports, no model needed. */
+void compare_totals(const struct trace *a, const struct trace *b, struct compare *c);
 void compare_free(struct compare *c);
 
 #endif

@@ -381,9 +381,23 @@ static char *fault_drift(const struct trace *t)
 		return NULL;
 	return xasprintf("a page fault costs %.2f us now against %.2f us at calibration "
 			 "(%.1fx): the calibrated costs of pages (a page relocation writes is a "
-			 "fault, and freed at exit) and the fixed cost are biased by as much; "
+			 "fault, and freed at exit)%s are biased by as much; "
 			 "calibrate in this state of the machine to trust the verdict",
-			 now, then, ratio);
+			 now, then, ratio, t->fixed_runs ? "" : " and the fixed cost");
+}
+
+/* --fixed-runs: where the fixed cost came from, and how far it moved. */
+static char *fixed_note(const struct trace *t)
+{
+	const struct model_coefs *m = &t->model;
+
+	if (!t->fixed_runs)
+		return NULL;
+	return xasprintf("the fixed cost of being dynamic was measured before the runs, on a "
+			 "minimal program built both ways (%zu runs of each): %.1f us [%.1f, "
+			 "%.1f], against %.1f us at calibration",
+			 t->fixed_runs, m->dynamic_fixed_us, m->dynamic_fixed_lo,
+			 m->dynamic_fixed_hi, t->fixed_cal_us);
 }
 
 /* What the first unwind of a static build costs, or that this run cannot tell. */
@@ -427,6 +441,8 @@ static size_t caveats(const struct trace *t, const struct report *rep, char *not
 
 	for (size_t i = 0; i < t->nobj; i++)
 		dl += t->obj[i].dlopened;
+	if ((notes[n] = fixed_note(t)))
+		n++;
 	if ((notes[n] = fault_drift(t)))
 		n++;
 	if (sf->nss_calls)

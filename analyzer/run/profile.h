@@ -22,6 +22,12 @@ struct profile_opts {
 	unsigned long sample_period_us; /* --sample-period; 0 = the default, 20 */
 	bool sample_required;		/* --sample-required: a refusal fails the command */
 	double timeout_s;
+	/*
+	 * --fixed-runs: measure the fixed cost of being dynamic (the minimal
+	 * pair, model/minimal-pair.h) in this many rounds before the program,
+	 * for its verdict; 0: the calibration's figure.
+	 */
+	unsigned fixed_runs;
 };
 
 void profile_opts_defaults(struct profile_opts *o);

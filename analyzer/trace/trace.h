@@ -139,6 +139,9 @@ struct trace {
 	struct model_coefs model;	 /* the calibration the report uses */
 	struct static_facts static_side; /* a static build's own start (verdict) */
 	double fault_us_now;		 /* a page fault's cost when it ran; 0: not measured */
+	/* --fixed-runs: model.dynamic_fixed_* measured in this many rounds; 0: calibrated. */
+	size_t fixed_runs;
+	double fixed_cal_us; /* the calibration's fixed cost, which the measured one replaced */
 	struct trace_sampling *sampling; /* --sample; NULL without it */
 };
 

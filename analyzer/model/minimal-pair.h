@@ -1,0 +1,47 @@
+/*
+ * The minimal pair: `int main(void){return 0;}` built dynamic and static.
+ * The difference of their whole runs is the fixed cost of being dynamic,
+ * which every static-link verdict adds whole (40% to 50% of a shell's
+ * saving). calibrate measures it once; --fixed-runs measures it again in
+ * the run, just before the program, in the machine's present state: the
+ * calibration's figure moved 385 to 546 us between calibrations in one
+ * morning, and the verdict with it (docs/model.md).
+ */
+#ifndef LDPROF_MINIMAL_PAIR_H
+#define LDPROF_MINIMAL_PAIR_H
+
+#include "base/util.h"
+#include "run/profile.h"
+
+struct minimal_pair_cost {
+	double us, lo, hi; /* median dynamic - static, and its 95% CI */
+	double static_us;  /* the static program's median run */
+	size_t runs;	   /* pairs of runs measured */
+};
+
+/* $CC, or cc: what builds the calibration's programs. */
+const char *calib_cc(void);
+
+/* Run a shell command line composed from our own paths; 0 or -ECHILD. */
+int calib_sh(const char *cmd, struct errbuf *err);
+
+/* Write min.c into dir and build min-dynamic and min-static from it. */
+int minimal_pair_build(const char *dir, struct errbuf *err);
+
+/*
+ * Run dir's pair interleaved, runs rounds, as o says (its plan's runs,
+ * sampling and following overridden). Returns an exit status: 0,
+ * EXIT_FAIL or 130 (profile_programs'), messages printed.
+ */
+int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned runs,
+			 struct minimal_pair_cost *c);
+
+/*
+ * Build the pair in a temporary directory (under $TMPDIR), in the page
+ * cache's state of files read from disk, measure it, remove it. An exit
+ * status as minimal_pair_measure's; a build that fails is EXIT_FAIL with
+ * its reason printed.
+ */
+int minimal_pair_now(const struct profile_opts *o, unsigned runs, struct minimal_pair_cost *c);
+
+#endif
