@@ -67,7 +67,7 @@ bench-static: $(ABEXEC) $(SAMPLES) $(LDPROF)
 	@echo "   (FreeBSD 2003: 1.12 s vs 1.55 s for 100 runs, 1.38x)"
 	@$(ABEXEC) -n $(BENCH_RUNS) 'sh.static|-|$(CURDIR)/samples/sh.static $(CURDIR)/samples/foo' \
 		'sh.dynamic|-|$(SH_CMD)'
-	@./$(LDPROF) compare -n $(BENCH_RUNS) --json samples/sh.static samples/sh.dynamic -- samples/foo | \
+	@./$(LDPROF) compare -n $(BENCH_RUNS) --fixed-runs 0 --json samples/sh.static samples/sh.dynamic -- samples/foo | \
 		python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["ratio"]; \
 		print("   ldprof compare (medians): B/A %.3f [%.3f, %.3f], B-A %+.1f us" % \
 		(r["median"], r["ci95"][0], r["ci95"][1], d["diff_us"]["median"]))'

@@ -48,7 +48,7 @@ for kind in rel sym page cxx; do
 	# short three times with make check's calibration).
 	for try in 1 2 3; do
 		[ "$try" -eq 3 ] && fresh_calibration
-		"$LDPROF" compare --cold-cache --json -n 60 "$base" "$FIXTURES/model-base/with-$kind" -- \
+		"$LDPROF" compare --cold-cache --fixed-runs 0 --json -n 60 "$base" "$FIXTURES/model-base/with-$kind" -- \
 			>"$TMP/$kind.json" 2>"$TMP/e"
 		delta=$(json_eval "$TMP/$kind.json" "[p['diff_us']['median'] for p in d['phases'] if p['name'] == 'relocate'][0]")
 		ci=$(json_eval "$TMP/$kind.json" "' '.join(str(x) for x in [p['diff_us']['ci95'] for p in d['phases'] if p['name'] == 'relocate'][0])")
@@ -69,7 +69,7 @@ expect_eq "the model's residual is reported" true \
 
 # --symbind: a BIND_NOW program's PLT binding is measured directly, and it
 # is a part of what the model gives that object.
-"$LDPROF" -n 20 --no-overhead --symbind --json /bin/bash -c exit >"$TMP/sb.json" 2>"$TMP/e"
+"$LDPROF" -n 20 --no-overhead --symbind --fixed-runs 0 --json /bin/bash -c exit >"$TMP/sb.json" 2>"$TMP/e"
 sb=$(json_eval "$TMP/sb.json" "[l.get('symbind_us') for l in d['libraries'] if l['role'] == 'executable'][0]")
 rl=$(json_eval "$TMP/sb.json" "[l['reloc_us'] for l in d['libraries'] if l['role'] == 'executable'][0]")
 check "--symbind: bash's PLT binding is measured ($sb us of its $rl us reloc_us)" \

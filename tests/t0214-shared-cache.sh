@@ -9,7 +9,7 @@
 prog=$FIXTURES/run-diamond/prog
 # A calibration whose only figure that matters here is the machine's
 # fastest hot reading, taken from a short run of this machine.
-"$LDPROF" run -n 5 -w 0 --json "$prog" >"$TMP/calm.json" 2>"$TMP/calm.err"
+"$LDPROF" run -n 5 -w 0 --fixed-runs 0 --json "$prog" >"$TMP/calm.json" 2>"$TMP/calm.err"
 check "a run with the probe exits 0" test $? -eq 0
 expect_eq "every counted run is probed" 5 "$(json_eval "$TMP/calm.json" "d['shared_cache']['probed_runs']")"
 check "the readings are positive" test "$(json_eval "$TMP/calm.json" \
@@ -60,7 +60,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 check "the streamer streams" test -s "$TMP/streaming"
-LDPROF_CALIBRATION=$TMP/hot-calibration taskset -c 0 "$LDPROF" record -n 10 -w 0 -o "$TMP/busy.ldprof" "$prog" \
+LDPROF_CALIBRATION=$TMP/hot-calibration taskset -c 0 "$LDPROF" record -n 10 -w 0 --fixed-runs 0 -o "$TMP/busy.ldprof" "$prog" \
 	>/dev/null 2>"$TMP/record.err"
 check "record under the streaming load exits 0" test $? -eq 0
 kill $streamer 2>/dev/null
@@ -77,7 +77,7 @@ check "a calm calibration earns no note about itself" sh -c "! grep -q 'the cali
 # A calibration made while the cache was contended says so in every report.
 grep -v "^line_ns " "$TMP/hot-calibration" >"$TMP/contended-calibration"
 printf 'line_ns 120 %s 100\n' "$hot" >>"$TMP/contended-calibration"
-LDPROF_CALIBRATION=$TMP/contended-calibration "$LDPROF" record -n 3 -w 0 -o "$TMP/note.ldprof" \
+LDPROF_CALIBRATION=$TMP/contended-calibration "$LDPROF" record -n 3 -w 0 --fixed-runs 0 -o "$TMP/note.ldprof" \
 	"$prog" >/dev/null 2>&1
 "$LDPROF" report --json "$TMP/note.ldprof" >"$TMP/note.json"
 expect_eq "a calibration made contended is noted, from the trace file too" true \

@@ -99,14 +99,14 @@ expect_eq "compare empties them before both sides' runs" "[true, true]" \
 use_calibration
 cp "$LDPROF_CALIBRATION" "$TMP/cold-calibration"
 echo "cold_cache 1" >>"$TMP/cold-calibration"
-LDPROF_CALIBRATION=$TMP/cold-calibration "$LDPROF" run -n 3 -w 0 --json "$prog" >"$TMP/mix.json" 2>/dev/null
+LDPROF_CALIBRATION=$TMP/cold-calibration "$LDPROF" run -n 3 -w 0 --fixed-runs 0 --json "$prog" >"$TMP/mix.json" 2>/dev/null
 expect_eq "runs back to back against a --cold-cache calibration get a note" true \
 	"$(json_eval "$TMP/mix.json" "any('the calibration emptied the CPU caches' in n for n in d['notes'])")"
-LDPROF_CALIBRATION=$TMP/cold-calibration "$LDPROF" run -n 3 -w 0 --cold-cache --json "$prog" \
+LDPROF_CALIBRATION=$TMP/cold-calibration "$LDPROF" run -n 3 -w 0 --cold-cache --fixed-runs 0 --json "$prog" \
 	>"$TMP/same.json" 2>/dev/null
 expect_eq "runs with --cold-cache against it do not" false \
 	"$(json_eval "$TMP/same.json" "any('--cold-cache' in n for n in d['notes'])")"
-LDPROF_CALIBRATION=$TMP/cold-calibration "$LDPROF" record -n 3 -w 0 --cold-cache -o "$TMP/same.ldprof" \
+LDPROF_CALIBRATION=$TMP/cold-calibration "$LDPROF" record -n 3 -w 0 --cold-cache --fixed-runs 0 -o "$TMP/same.ldprof" \
 	"$prog" >/dev/null 2>&1
 "$LDPROF" report --json "$TMP/same.ldprof" >"$TMP/same-report.json"
 expect_eq "nor does their trace file's report (the file keeps the calibration's state)" false \

@@ -1,24 +1,26 @@
 #!/bin/sh
-# --fixed-runs N: the fixed cost of being dynamic measured before the runs,
+# --fixed-runs N: the fixed cost of being dynamic measured after the runs,
 # on a minimal program built both ways, replaces the calibration's figure
 # in the verdict (its part, its interval, a note that gives both). It is
 # the same difference a compare of such a pair measures, its temporary
 # build leaves nothing behind, and what cannot work is refused with why.
+# Unset, a calibrated run measures it in as many rounds as its own runs
+# (100 to 1000); an uncalibrated one, or --fixed-runs 0, does not.
 . "$(dirname "$0")/lib.sh"
 
 use_calibration
 sh_dyn=$TOP/samples/sh.dynamic
 mkdir -p "$TMP/tmp"
-TMPDIR=$TMP/tmp "$LDPROF" -n 20 --fixed-runs 300 --json "$sh_dyn" "$TOP/samples/foo" \
+TMPDIR=$TMP/tmp "$LDPROF" -n 20 --fixed-runs 200 --json "$sh_dyn" "$TOP/samples/foo" \
 	>"$TMP/j" 2>"$TMP/e"
-expect_eq "run --fixed-runs 300 exits 0" 0 $?
-expect_eq "the verdict says its fixed cost was measured in 300 runs" 300 \
+expect_eq "run --fixed-runs 200 exits 0" 0 $?
+expect_eq "the verdict says its fixed cost was measured in 200 runs" 200 \
 	"$(json_eval "$TMP/j" "d['verdict']['dynamic_fixed_runs']")"
 expect_eq "and gives the calibration's figure it replaced" true \
 	"$(json_eval "$TMP/j" "d['verdict']['dynamic_fixed_calibrated_us'] > 0")"
 fixed=$(json_eval "$TMP/j" "d['verdict']['parts_us']['dynamic_fixed']")
 expect_eq "a note gives the measured figure ($fixed us)" true \
-	"$(json_eval "$TMP/j" "any('was measured before the runs' in n and '(300 runs of each): %.1f us' % $fixed in n for n in d['notes'])")"
+	"$(json_eval "$TMP/j" "any('was measured after the runs' in n and '(200 runs of each): %.1f us' % $fixed in n for n in d['notes'])")"
 check "the temporary build is gone" sh -c "! ls -A '$TMP/tmp' | grep -q ."
 
 # The same difference that compare measures on such a pair, built here:
@@ -33,7 +35,7 @@ agree=$(python3 - "$TMP/j" "$TMP/c" <<'PY'
 import json, sys
 j, c = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["diff_us"]
 fixed = j["verdict"]["parts_us"]["dynamic_fixed"]
-note = [n for n in j["notes"] if "was measured before the runs" in n][0]
+note = [n for n in j["notes"] if "was measured after the runs" in n][0]
 lo, hi = (float(v) for v in note.split("[")[1].split("]")[0].split(","))
 print(abs(fixed - c["median"]) <= 0.25 * c["median"] or (lo <= c["ci95"][1] and c["ci95"][0] <= hi))
 PY
@@ -45,13 +47,25 @@ expect_eq "compare of the pair built here agrees ($ref us, --fixed-runs $fixed u
 	"$TOP/samples/foo" >"$TMP/cj" 2>"$TMP/e"
 expect_eq "compare --fixed-runs: the dynamic side's verdict measured it" 50 \
 	"$(json_eval "$TMP/cj" "d['b']['verdict']['dynamic_fixed_runs']")"
+"$LDPROF" -n 5 --fixed-runs 0 --json "$sh_dyn" "$TOP/samples/foo" >"$TMP/p" 2>"$TMP/e"
+expect_eq "--fixed-runs 0: the calibration's figure, and no note" "0 False" \
+	"$(json_eval "$TMP/p" "str(d['verdict']['dynamic_fixed_runs']) + ' ' + str(any('was measured after the runs' in n for n in d['notes']))")"
 "$LDPROF" -n 5 --json "$sh_dyn" "$TOP/samples/foo" >"$TMP/p" 2>"$TMP/e"
-expect_eq "without it, the calibration's figure, and no note" "0 False" \
-	"$(json_eval "$TMP/p" "str(d['verdict']['dynamic_fixed_runs']) + ' ' + str(any('was measured before the runs' in n for n in d['notes']))")"
+expect_eq "unset and calibrated: measured in 100 rounds for 5 runs" 100 \
+	"$(json_eval "$TMP/p" "d['verdict']['dynamic_fixed_runs']")"
+LDPROF_CALIBRATION=$TMP/absent "$LDPROF" -n 5 --json "$sh_dyn" "$TOP/samples/foo" >"$TMP/p" 2>"$TMP/e"
+expect_eq "unset and uncalibrated: not measured" 0 \
+	"$(json_eval "$TMP/p" "d['verdict']['dynamic_fixed_runs']")"
+CC=false TMPDIR=$TMP/tmp "$LDPROF" -n 5 --json "$sh_dyn" "$TOP/samples/foo" >"$TMP/p" 2>"$TMP/e"
+expect_eq "unset, and the pair cannot be built: the report all the same" "0 0" \
+	"$? $(json_eval "$TMP/p" "d['verdict']['dynamic_fixed_runs']")"
+check "with a warning that says why" \
+	grep -q "^ldprof: warning: the fixed cost of being dynamic cannot be measured now (the minimal pair: .*failed" "$TMP/e"
 
 # Refused: too few runs, a workload, no compiler.
 "$LDPROF" -n 5 --fixed-runs 5 "$sh_dyn" >/dev/null 2>"$TMP/e"
 expect_eq "--fixed-runs 5: a usage error" 2 $?
+check "that says why" grep -q "^ldprof: --fixed-runs: want 0, or 20 runs or more" "$TMP/e"
 "$LDPROF" -n 5 -f --fixed-runs 20 "$sh_dyn" >/dev/null 2>"$TMP/e"
 expect_eq "--fixed-runs with -f: a usage error" 2 $?
 check "that says why" grep -q "^ldprof: --fixed-runs: not available with -f" "$TMP/e"

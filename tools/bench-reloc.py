@@ -91,7 +91,7 @@ RUN_OPTIONS = []
 
 def run_ldprof(ldprof, runs, argv):
     """`ldprof run --json` of the program, parsed; raises with ldprof's last word."""
-    r = subprocess.run([ldprof, "-n", str(runs)] + RUN_OPTIONS + ["--json", "--"] + argv,
+    r = subprocess.run([ldprof, "-n", str(runs), "--fixed-runs", "0"] + RUN_OPTIONS + ["--json", "--"] + argv,
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else

@@ -34,11 +34,12 @@
 		OPT_BOOL(0, "symbind", &(p)->symbind,                                              \
 			 "also time each BIND_NOW object's PLT binding with\n"                     \
 			 "la_symbind64, to check the relocation model (slower)"),                  \
-		OPT_UNSIGNED(0, "fixed-runs", "N", &(p)->fixed_runs, 20, 100000,                   \
+		OPT_UNSIGNED(0, "fixed-runs", "N", &(p)->fixed_runs, 0, 100000,                    \
 			     "for the static-link verdict, measure the fixed cost of\n"           \
-			     "being dynamic first: a minimal program built both ways,\n"         \
-			     "N runs of each (needs cc and the static libc; default:\n"          \
-			     "the calibration's figure)"),                                          \
+			     "being dynamic after the runs: a minimal program built\n"           \
+			     "both ways (cc, static libc), N runs of each; 0: the\n"             \
+			     "calibration's (default when calibrated: as many as the\n"          \
+			     "program's runs, 100 to 1000)"),                                       \
 		OPT_SECONDS(0, "timeout", "SEC", &(p)->timeout_s,                                  \
 			    "kill a run after SEC seconds (default 60)"),                          \
 		OPT_BOOL(0, "show-output", &(p)->show_output,                                      \

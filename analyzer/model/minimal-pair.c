@@ -64,28 +64,33 @@ int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned
 	return r;
 }
 
-int minimal_pair_now(const struct profile_opts *o, unsigned runs, struct minimal_pair_cost *c)
+int minimal_pair_make(char **dir, struct errbuf *err)
 {
 	const char *tmpdir = getenv("TMPDIR");
-	char *dir = xasprintf("%s/ldprof-fixed.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	struct errbuf err;
-	int r = EXIT_FAIL;
+	char *d = xasprintf("%s/ldprof-fixed.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int r;
 
-	if (!mkdtemp(dir)) {
-		error_msg("--fixed-runs: %s: %s", dir, strerror(errno));
-		free(dir);
-		return EXIT_FAIL;
+	if (!mkdtemp(d)) {
+		r = set_err(err, errno, "%s: %s", d, strerror(errno));
+		free(d);
+		return r;
 	}
 	/* Settled as calibrate's are: a fresh min-static ran 57 to 80 us faster. */
-	if (minimal_pair_build(dir, &err) || page_cache_settle_dir(dir, &err))
-		error_msg("--fixed-runs: the minimal pair: %s", err.msg);
-	else
-		r = minimal_pair_measure(o, dir, runs, c);
+	if ((r = minimal_pair_build(d, err)) || (r = page_cache_settle_dir(d, err))) {
+		minimal_pair_remove(d);
+		return r;
+	}
+	*dir = d;
+	return 0;
+}
+
+void minimal_pair_remove(char *dir)
+{
 	char *rm = xasprintf("rm -rf '%s'", dir);
+
 	if (system(rm)) {
 		/* A leftover temporary directory is not worth failing for. */
 	}
 	free(rm);
 	free(dir);
-	return r;
 }

@@ -2,8 +2,9 @@
  * The minimal pair: `int main(void){return 0;}` built dynamic and static.
  * The difference of their whole runs is the fixed cost of being dynamic,
  * which every static-link verdict adds whole (40% to 50% of a shell's
- * saving). calibrate measures it once; --fixed-runs measures it again in
- * the run, just before the program, in the machine's present state: the
+ * saving). calibrate measures it once; run, record and compare measure
+ * it again right after the program's runs, in the machine's present state
+ * (--fixed-runs, model-run.c): the
  * calibration's figure moved 385 to 546 us between calibrations in one
  * morning, and the verdict with it (docs/model.md).
  */
@@ -37,11 +38,13 @@ int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned
 			 struct minimal_pair_cost *c);
 
 /*
- * Build the pair in a temporary directory (under $TMPDIR), in the page
- * cache's state of files read from disk, measure it, remove it. An exit
- * status as minimal_pair_measure's; a build that fails is EXIT_FAIL with
- * its reason printed.
+ * Build the pair in a new temporary directory (under $TMPDIR), in the page
+ * cache's state of files read from disk; *dir is then that directory.
+ * Returns 0 or -errno with err set.
  */
-int minimal_pair_now(const struct profile_opts *o, unsigned runs, struct minimal_pair_cost *c);
+int minimal_pair_make(char **dir, struct errbuf *err);
+
+/* Remove what minimal_pair_make made, and free dir. */
+void minimal_pair_remove(char *dir);
 
 #endif

@@ -8,6 +8,7 @@
 #include "model/minimal-pair.h"
 #include "model/model.h"
 #include "run/profile.h"
+#include "run/runner.h"
 
 /* The former attach_facts of run/profile.c, less the ELF facts it still loads. */
 static void model_attach(struct trace *t)
@@ -33,23 +34,94 @@ static void fixed_apply(struct trace *t, const struct minimal_pair_cost *c)
 	t->model.dynamic_fixed_hi = c->hi;
 }
 
+/*
+ * --fixed-runs unset: as many rounds as the program's runs, within these,
+ * when the machine is calibrated (an uncalibrated verdict is a rough one
+ * anyway, and the tests run uncalibrated). A round is four runs (a lead
+ * and a timed one of the static program, a profiled and a plain one of the
+ * dynamic), 12 to 19 ms here: 300 rounds add about 4 s. 100 give the fixed
+ * cost's CI about 60 us wide, 1000 (calibrate's) +-5% to +-8%; the
+ * verdict's interval carries it either way.
+ */
+#define FIXED_AUTO_MIN 100
+#define FIXED_AUTO_MAX 300
+
+/* Before the runs: 0, the rounds asked for, or PROFILE_FIXED_AUTO. */
+static unsigned fixed_wanted(const struct profile_opts *o)
+{
+	struct model_coefs m;
+
+	if (o->fixed_runs != PROFILE_FIXED_AUTO)
+		return o->fixed_runs;
+	if (o->follow)
+		return 0;
+	model_load(&m);
+	return m.calibrated ? PROFILE_FIXED_AUTO : 0;
+}
+
+/* The first dynamic program of the sides, whose verdict wants the fixed cost. */
+static const struct trace *first_dynamic(size_t n, const struct trace *traces)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!traces[i].is_static)
+			return &traces[i];
+	return NULL;
+}
+
+/* After the runs: the minimal pair built in dir, measured in so many rounds. */
+static int measure_fixed(const struct profile_opts *o, unsigned want, const char *dir, size_t n,
+			 const struct trace *traces, struct minimal_pair_cost *c)
+{
+	const struct trace *dyn = first_dynamic(n, traces);
+	size_t rounds = want;
+
+	if (!dyn || dyn->interrupted)
+		return 0;
+	if (want == PROFILE_FIXED_AUTO) {
+		rounds = runner_counted(dyn, true);
+		rounds = rounds < FIXED_AUTO_MIN ? FIXED_AUTO_MIN
+			 : rounds > FIXED_AUTO_MAX ? FIXED_AUTO_MAX
+						   : rounds;
+	}
+	return minimal_pair_measure(o, dir, (unsigned)rounds, c);
+}
+
 int model_profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
 			   struct trace *traces, bool for_compare)
 {
 	struct minimal_pair_cost fixed = {0};
+	unsigned want = fixed_wanted(o);
 	struct summary fault;
 	struct errbuf err;
+	char *dir = NULL;
 	double rest;
 	int r;
 
-	if (o->fixed_runs && o->follow) {
-		error_msg("--fixed-runs: not available with -f (no verdict for a workload)");
+	if (want && want != PROFILE_FIXED_AUTO && (o->follow || want < 20)) {
+		error_msg("--fixed-runs: %s", o->follow ? "not available with -f (no verdict for a "
+							  "workload)"
+							: "want 0, or 20 runs or more");
 		return EXIT_USAGE;
 	}
-	/* Before the program, as the hand-made test of it in docs/model.md did. */
-	if (o->fixed_runs && (r = minimal_pair_now(o, o->fixed_runs, &fixed)))
-		return r;
+	/* Built before the runs, so that a pair that cannot be built fails first. */
+	if (want && minimal_pair_make(&dir, &err)) {
+		if (want != PROFILE_FIXED_AUTO) {
+			error_msg("--fixed-runs: the minimal pair: %s", err.msg);
+			return EXIT_FAIL;
+		}
+		warn_msg("the fixed cost of being dynamic cannot be measured now (the minimal "
+			 "pair: %s): the verdict uses the calibration's",
+			 err.msg);
+	}
 	r = profile_programs(o, n, cmds, traces, for_compare);
+	/* Right after the program's runs, in the same state of the machine. */
+	if (!r && dir && measure_fixed(o, want, dir, n, traces, &fixed)) {
+		warn_msg("the fixed cost of being dynamic could not be measured: the verdict uses "
+			 "the calibration's");
+		fixed.runs = 0;
+	}
+	if (dir)
+		minimal_pair_remove(dir);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		model_attach(&traces[i]);
 		fixed_apply(&traces[i], &fixed);

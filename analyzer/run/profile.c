@@ -14,6 +14,7 @@ void profile_opts_defaults(struct profile_opts *o)
 	memset(o, 0, sizeof *o);
 	run_plan_defaults(&o->plan);
 	o->timeout_s = 60;
+	o->fixed_runs = PROFILE_FIXED_AUTO;
 }
 
 /* Resolve every side's program before running anything. */

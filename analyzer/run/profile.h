@@ -6,6 +6,7 @@
 #ifndef LDPROF_PROFILE_H
 #define LDPROF_PROFILE_H
 
+#include <limits.h>
 #include <stdbool.h>
 
 #include "run/runner.h"
@@ -24,11 +25,15 @@ struct profile_opts {
 	double timeout_s;
 	/*
 	 * --fixed-runs: measure the fixed cost of being dynamic (the minimal
-	 * pair, model/minimal-pair.h) in this many rounds before the program,
-	 * for its verdict; 0: the calibration's figure.
+	 * pair, model/minimal-pair.h) in this many rounds after the program,
+	 * for its verdict; 0: the calibration's figure; PROFILE_FIXED_AUTO
+	 * (the default): as many as the program's runs when calibrated
+	 * (model/model-run.c).
 	 */
 	unsigned fixed_runs;
 };
+
+#define PROFILE_FIXED_AUTO UINT_MAX
 
 void profile_opts_defaults(struct profile_opts *o);
 
