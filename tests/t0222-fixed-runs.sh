@@ -62,6 +62,12 @@ expect_eq "unset, and the pair cannot be built: the report all the same" "0 0" \
 check "with a warning that says why" \
 	grep -q "^ldprof: warning: the fixed cost of being dynamic cannot be measured now (the minimal pair: .*failed" "$TMP/e"
 
+# record keeps it in the trace file (MODEL tags 15 and 16): report says so.
+"$LDPROF" record -n 5 --fixed-runs 20 -o "$TMP/r.ldprof" "$sh_dyn" "$TOP/samples/foo" 2>"$TMP/e"
+"$LDPROF" report --json "$TMP/r.ldprof" >"$TMP/rj" 2>"$TMP/e"
+expect_eq "record, then report: the fixed cost's rounds and the calibration's figure kept" "20 True" \
+	"$(json_eval "$TMP/rj" "str(d['verdict']['dynamic_fixed_runs']) + ' ' + str(d['verdict']['dynamic_fixed_calibrated_us'] > 0 and any('(20 runs of each)' in n for n in d['notes']))")"
+
 # Refused: too few runs, a workload, no compiler.
 "$LDPROF" -n 5 --fixed-runs 5 "$sh_dyn" >/dev/null 2>"$TMP/e"
 expect_eq "--fixed-runs 5: a usage error" 2 $?

@@ -79,6 +79,8 @@ enum model_tag {
 	MODEL_TAG_LINE_HOT_NS = 12, /* the calibration's fastest hot cache-probe reading */
 	MODEL_TAG_LINE_CONTENDED_PCT = 13, /* ...and the share of its runs read contended */
 	MODEL_TAG_COLD_CACHE = 14, /* calibrate --cold-cache */
+	MODEL_TAG_FIXED_RUNS = 15, /* tag 8 measured after the runs in so many rounds (--fixed-runs) */
+	MODEL_TAG_FIXED_CAL_US = 16, /* ...in place of the calibration's figure, this */
 };
 
 enum run_tag {
@@ -201,6 +203,10 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	}
 	if (m->cold_cache)
 		tlv_uint(b, MODEL_TAG_COLD_CACHE, 1);
+	if (t->fixed_runs) {
+		tlv_uint(b, MODEL_TAG_FIXED_RUNS, t->fixed_runs);
+		tlv_f64(b, MODEL_TAG_FIXED_CAL_US, t->fixed_cal_us);
+	}
 }
 
 static void encode_object(const struct trace_object *o, struct bbuf *b)
@@ -543,9 +549,10 @@ static double sane_ns(double ns)
 	return ns >= 0 && ns < 1e9 ? ns : 0;
 }
 
-static bool decode_model_field(unsigned tag, struct cursor *v, struct model_coefs *m,
+static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 			       struct tf_decode_state *st, int *fixed)
 {
+	struct model_coefs *m = &t->model;
 	double *fix[] = {&m->dynamic_fixed_us, &m->dynamic_fixed_lo, &m->dynamic_fixed_hi};
 
 	switch (tag) {
@@ -593,6 +600,12 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct model_coef
 		if (!(m->line_contended_pct >= 0 && m->line_contended_pct <= 100))
 			m->line_contended_pct = 0;
 		break;
+	case MODEL_TAG_FIXED_RUNS:
+		t->fixed_runs = (size_t)val_uint(v);
+		break;
+	case MODEL_TAG_FIXED_CAL_US:
+		t->fixed_cal_us = val_f64(v);
+		break;
 	}
 	return !v->bad;
 }
@@ -605,7 +618,7 @@ static int decode_model(struct cursor *c, struct trace *t, struct tf_decode_stat
 	int fixed = 0;
 
 	while (tlv_next(c, &tag, &v))
-		if (!decode_model_field(tag, &v, &t->model, st, &fixed))
+		if (!decode_model_field(tag, &v, t, st, &fixed))
 			return set_err(err, EPROTO, "damaged MODEL field %u", tag);
 	return c->bad ? set_err(err, EPROTO, "damaged MODEL section") : 0;
 }
