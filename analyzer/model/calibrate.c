@@ -496,11 +496,13 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	struct minimal_pair_cost c;
 	/*
 	 * A small difference between two fast programs, and every static-link
-	 * estimate adds it whole: at least 1000 runs of each (about 2 s). With
-	 * 100, its CI was 60 us wide and its median moved by 30 us between
-	 * calibrations on one machine.
+	 * estimate adds it whole: at least 1000 runs of each (12 to 19 s here).
+	 * With 100, its CI was 60 us wide and its median moved by 30 us between
+	 * calibrations on one machine. --quick (the tests) takes 250: a
+	 * calibrated run measures the fixed cost again anyway (minimal-pair.h).
 	 */
-	unsigned runs = o->prof.plan.runs * 5 > 1000 ? o->prof.plan.runs * 5 : 1000;
+	unsigned floor = o->quick ? 250 : 1000;
+	unsigned runs = o->prof.plan.runs * 5 > floor ? o->prof.plan.runs * 5 : floor;
 	int r = minimal_pair_measure(&o->prof, dir, runs, &c);
 
 	if (!r) {
