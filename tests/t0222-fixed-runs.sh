@@ -5,7 +5,7 @@
 # the same difference a compare of such a pair measures, its temporary
 # build leaves nothing behind, and what cannot work is refused with why.
 # Unset, a calibrated run measures it in as many rounds as its own runs
-# (100 to 1000); an uncalibrated one, or --fixed-runs 0, does not.
+# (100 to 300); an uncalibrated one, or --fixed-runs 0, does not.
 . "$(dirname "$0")/lib.sh"
 
 use_calibration

@@ -39,7 +39,7 @@
 			     "being dynamic after the runs: a minimal program built\n"           \
 			     "both ways (cc, static libc), N runs of each; 0: the\n"             \
 			     "calibration's (default when calibrated: as many as the\n"          \
-			     "program's runs, 100 to 1000)"),                                       \
+			     "program's runs, 100 to 300)"),                                        \
 		OPT_SECONDS(0, "timeout", "SEC", &(p)->timeout_s,                                  \
 			    "kill a run after SEC seconds (default 60)"),                          \
 		OPT_BOOL(0, "show-output", &(p)->show_output,                                      \

@@ -501,8 +501,8 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	 * calibrations on one machine. --quick (the tests) takes 250: a
 	 * calibrated run measures the fixed cost again anyway (minimal-pair.h).
 	 */
-	unsigned floor = o->quick ? 250 : 1000;
-	unsigned runs = o->prof.plan.runs * 5 > floor ? o->prof.plan.runs * 5 : floor;
+	unsigned fewest = o->quick ? 250 : 1000;
+	unsigned runs = o->prof.plan.runs * 5 > fewest ? o->prof.plan.runs * 5 : fewest;
 	int r = minimal_pair_measure(&o->prof, dir, runs, &c);
 
 	if (!r) {
