@@ -7,14 +7,18 @@
 # lengths, and the fit prices each of them.
 . "$(dirname "$0")/lib.sh"
 
-# --dry-run with nowhere else to store it than $XDG_CACHE_HOME's default.
-env -u LDPROF_CALIBRATION TMPDIR="$TMP" XDG_CACHE_HOME="$TMP/xdg" \
+# --dry-run with nowhere else to store it than $XDG_CACHE_HOME's default,
+# its build under a $TMPDIR with a quote in its name (the build's shell
+# commands quote it).
+mkdir -p "$TMP/it's"
+env -u LDPROF_CALIBRATION TMPDIR="$TMP/it's" XDG_CACHE_HOME="$TMP/xdg" \
 	"$LDPROF" calibrate --quick -n 5 --dry-run --keep --json >"$TMP/cal.json" 2>"$TMP/cal.err"
 check "calibrate --json ran" test -s "$TMP/cal.json"
 check "--dry-run stores nothing" test ! -e "$TMP/xdg/ldprof/calibration-v2"
 kept=$(sed -n 's/^ldprof: calibrate: the build directory is kept in //p' "$TMP/cal.err")
 check "--keep names the build directory" test -n "$kept"
 check "and keeps it, with the programs it built" test -x "$kept/relative-4000"
+check "under \$TMPDIR" test "${kept%/ldprof-calibrate.*}" = "$TMP/it's"
 feat() { # feat PROGRAM COUNT
 	json_eval "$TMP/cal.json" "[p['features']['$2'] for p in d['fit'] if p['program'] == '$1'][0]"
 }

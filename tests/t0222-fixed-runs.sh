@@ -73,6 +73,43 @@ expect_eq "unset, and the pair cannot be built: the report all the same" "0 0" \
 check "with a warning that says why" \
 	grep -q "^ldprof: warning: the fixed cost of being dynamic cannot be measured now (the minimal pair: .*failed" "$TMP/e"
 
+# calibrate and audit profile programs for other ends: they never build the
+# pair (the library default is 0; run, record and compare ask for it).
+CC=false "$LDPROF" audit --measure --runs 2 "$sh_dyn" >/dev/null 2>"$TMP/e"
+check "audit --measure, calibrated, does not build the pair" \
+	sh -c "! grep -q 'fixed cost of being dynamic' '$TMP/e'"
+
+# A $TMPDIR with a quote in its name: the build's shell command quotes it.
+mkdir -p "$TMP/it's"
+TMPDIR="$TMP/it's" "$LDPROF" -n 5 --fixed-runs 20 --json "$sh_dyn" "$TOP/samples/foo" \
+	>"$TMP/p" 2>"$TMP/e"
+expect_eq "a quote in \$TMPDIR: measured all the same" "0 20" \
+	"$? $(json_eval "$TMP/p" "d['verdict']['dynamic_fixed_runs']")"
+check "and nothing left behind there" sh -c "! ls -A \"$TMP/it's\" | grep -q ."
+
+# A signal that ends ldprof during the runs takes the pair's directory with
+# it; a Ctrl-C stops the runs, and the report comes without the pair's.
+for sig in TERM INT; do
+	mkdir -p "$TMP/sig$sig"
+	TMPDIR=$TMP/sig$sig "$LDPROF" -n 100000 --fixed-runs 20 "$sh_dyn" "$TOP/samples/foo" \
+		>/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do # the pair is built within seconds
+		ls "$TMP/sig$sig"/ldprof-fixed.*/min-static >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	sleep 0.5 # into the runs
+	kill -$sig $pid
+	wait $pid
+	st=$?
+	if [ $sig = TERM ]; then
+		expect_eq "SIGTERM during the runs ends ldprof by it" 143 $st
+	else
+		expect_eq "SIGINT during the runs: ldprof reports and exits 0" 0 $st
+	fi
+	check "and nothing left behind (SIG$sig)" sh -c "! ls -A '$TMP/sig$sig' | grep -q ."
+done
+
 # record keeps it in the trace file (MODEL tags 15 and 16): report says so.
 "$LDPROF" record -n 5 --fixed-runs 20 -o "$TMP/r.ldprof" "$sh_dyn" "$TOP/samples/foo" 2>"$TMP/e"
 "$LDPROF" report --json "$TMP/r.ldprof" >"$TMP/rj" 2>"$TMP/e"

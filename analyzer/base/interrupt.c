@@ -26,6 +26,7 @@ struct extra_set {
 };
 static struct extra_set extra_sets[2];
 static struct extra_set *volatile extra;
+static void (*volatile on_death)(void);
 
 /* The run's group (and its leader), then the extra processes. */
 static void signal_all(pid_t g, int sig, bool leader_too)
@@ -53,7 +54,10 @@ static void wake_up(void)
 static void die_of(int sig)
 {
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	void (*cleanup)(void) = on_death;
 
+	if (cleanup)
+		cleanup();
 	sigemptyset(&dfl.sa_mask);
 	sigaction(sig, &dfl, NULL);
 	raise(sig);
@@ -180,6 +184,11 @@ void interrupt_end(void)
 	interrupt_drain();
 }
 
+void interrupt_on_death(void (*fn)(void))
+{
+	on_death = fn;
+}
+
 bool interrupt_requested(void)
 {
 	return sigints > 0;
@@ -240,4 +249,3 @@ size_t interrupt_caller_state(int *sigs, bool *ignored, size_t max, sigset_t *ma
 		}
 	return n;
 }
-

@@ -32,6 +32,13 @@
 void interrupt_begin(void);
 void interrupt_end(void);
 
+/*
+ * fn (async-signal-safe: unlink, rmdir) runs when a signal ends ldprof
+ * between interrupt_begin() and interrupt_end(), to remove what it made
+ * there; NULL for none. One at a time.
+ */
+void interrupt_on_death(void (*fn)(void));
+
 /* Whether a SIGINT arrived since the outermost interrupt_begin(). */
 bool interrupt_requested(void);
 

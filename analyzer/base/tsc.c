@@ -10,8 +10,10 @@ int tsc_check(struct errbuf *err)
 	char line[8192];
 	int constant = 0, nonstop = 0, found = 0;
 
-	if (!f)
-		return set_err(err, errno, "/proc/cpuinfo: %s", strerror(errno));
+	if (!f) {
+		int e = errno;
+		return set_err(err, e, "/proc/cpuinfo: %s%s", strerror(e), fd_limit_hint(e));
+	}
 	while (!found && fgets(line, sizeof line, f)) {
 		if (strncmp(line, "flags", 5))
 			continue;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 
@@ -71,6 +72,33 @@ char *xasprintf(const char *fmt, ...)
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
+}
+
+const char *fd_limit_hint(int e)
+{
+	static char hint[96];
+	struct rlimit rl;
+
+	if (e != EMFILE || getrlimit(RLIMIT_NOFILE, &rl))
+		return "";
+	snprintf(hint, sizeof hint, " (under the open-file limit of %llu: raise it with ulimit -n)",
+		 (unsigned long long)rl.rlim_cur);
+	return hint;
+}
+
+char *sh_quote(const char *s)
+{
+	struct sbuf sb = {0};
+
+	sbuf_putc(&sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			sbuf_printf(&sb, "'\\''");
+		else
+			sbuf_putc(&sb, *s);
+	}
+	sbuf_putc(&sb, '\'');
+	return sb.buf;
 }
 
 void grow_array(void **arr, size_t *cap, size_t need, size_t elem)

@@ -20,6 +20,18 @@ const char *path_basename(const char *path);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/*
+ * s as one word of a POSIX shell command: in single quotes, each ' in it
+ * written '\'' (for system(): a $TMPDIR may hold any byte but NUL).
+ */
+char *sh_quote(const char *s);
+
+/*
+ * For a message after error e: " (under the open-file limit of N: raise
+ * it with ulimit -n)" when e is EMFILE, else "". Not reentrant.
+ */
+const char *fd_limit_hint(int e);
+
 /* Grow *arr (of *cap elements of size elem) so that index need is valid. */
 void grow_array(void **arr, size_t *cap, size_t need, size_t elem);
 #define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof(*(arr)))

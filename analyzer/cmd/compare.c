@@ -91,7 +91,7 @@ int cmd_compare(const struct command *cmd, int argc, char **argv)
 	};
 	int first, r;
 
-	profile_opts_defaults(&p);
+	profile_opts_defaults_verdict(&p);
 	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	if (commands_of(argc - first, argv + first, lines, words))

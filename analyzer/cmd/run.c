@@ -37,7 +37,7 @@ int cmd_run(const struct command *cmd, int argc, char **argv)
 	};
 	int first, r;
 
-	profile_opts_defaults(&p);
+	profile_opts_defaults_verdict(&p);
 	if ((r = parse_options(cmd, argc, argv, opts, &first)) >= 0)
 		return r;
 	p.sample = p.sample || p.sample_required;

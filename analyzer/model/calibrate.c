@@ -181,8 +181,10 @@ static int build_nolibc(const char *dir, const char *name, struct errbuf *err)
 		r = set_err(err, errno, "%s: %s", src, strerror(errno));
 		goto out;
 	}
-	cmd = xasprintf("cd '%s' && %s -O1 -w -fPIE -pie -nostdlib -o %s %s.c", dir, calib_cc(), name,
+	char *qd = sh_quote(dir);
+	cmd = xasprintf("cd %s && %s -O1 -w -fPIE -pie -nostdlib -o %s %s.c", qd, calib_cc(), name,
 			name);
+	free(qd);
 	r = calib_sh(cmd, err);
 out:
 	free(cmd);
@@ -193,17 +195,19 @@ out:
 static int build_prog(const char *dir, const char *gen, const struct prog_spec *p,
 		      struct errbuf *err)
 {
-	char *libs, *cmd;
+	char *libs, *cmd, *qd, *qgen;
 	int r = 0;
 
 	if (p->nolibc)
 		return build_nolibc(dir, p->name, err);
+	qd = sh_quote(dir);
+	qgen = sh_quote(gen);
 	libs = xstrdup("");
 	for (int i = 0; i < p->nlibs && !r; i++) {
 		const struct lib_spec *l = &p->libs[i];
-		cmd = xasprintf("cd '%s' && '%s' %s > %s-%s.c && %s -O1 -w -fPIC -shared %s "
+		cmd = xasprintf("cd %s && %s %s > %s-%s.c && %s -O1 -w -fPIC -shared %s "
 				"-Wl,-soname,lib%s-%s.so -o lib%s-%s.so %s-%s.c -L. %s",
-				dir, gen, l->args, p->name, l->name, calib_cc(),
+				qd, qgen, l->args, p->name, l->name, calib_cc(),
 				p->relr ? "-Wl,-z,pack-relative-relocs" : "", p->name, l->name,
 				p->name, l->name, p->name, l->name, libs);
 		r = calib_sh(cmd, err);
@@ -213,13 +217,15 @@ static int build_prog(const char *dir, const char *gen, const struct prog_spec *
 		libs = more;
 	}
 	if (!r) {
-		cmd = xasprintf("cd '%s' && printf 'int main(void){return 0;}\\n' > %s.c && %s -O1 "
+		cmd = xasprintf("cd %s && printf 'int main(void){return 0;}\\n' > %s.c && %s -O1 "
 				"-o %s %s.c -L. -Wl,--no-as-needed %s -Wl,-rpath,'$ORIGIN'",
-				dir, p->name, calib_cc(), p->name, p->name, libs);
+				qd, p->name, calib_cc(), p->name, p->name, libs);
 		r = calib_sh(cmd, err);
 		free(cmd);
 	}
 	free(libs);
+	free(qd);
+	free(qgen);
 	return r;
 }
 
@@ -230,9 +236,10 @@ static int build_unwind(const char *dir, bool quick, struct errbuf *err)
 	int r = unwind_write_source(src, quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, err);
 
 	if (!r) {
-		cmd = xasprintf("cd '%s' && %s -O1 -w -static -o unwind-static "
-				"unwind.c",
-				dir, calib_cc());
+		char *qd = sh_quote(dir);
+		cmd = xasprintf("cd %s && %s -O1 -w -static -o unwind-static unwind.c", qd,
+				calib_cc());
+		free(qd);
 		r = calib_sh(cmd, err);
 		free(cmd);
 	}
@@ -652,7 +659,9 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 void calib_result_free(struct calib_result *res)
 {
 	if (res->workdir && !res->keep) {
-		char *cmd = xasprintf("rm -rf '%s'", res->workdir);
+		char *qd = sh_quote(res->workdir);
+		char *cmd = xasprintf("rm -rf -- %s", qd);
+		free(qd);
 		if (system(cmd)) {
 			/* A leftover temporary directory is not worth failing for. */
 		}

@@ -1,11 +1,16 @@
 #include "model/minimal-pair.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/exit.h"
+#include "base/interrupt.h"
 #include "base/pagecache.h"
 #include "model/compare.h"
 
@@ -20,6 +25,10 @@ int calib_sh(const char *cmd, struct errbuf *err)
 {
 	int st = system(cmd);
 
+	/* sh dies of the SIGINT, or exits 128 + SIGINT when cc did. */
+	if (st != -1 && ((WIFSIGNALED(st) && WTERMSIG(st) == SIGINT) ||
+			 (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT)))
+		return set_err(err, EINTR, "interrupted");
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
 		return set_err(err, ECHILD, "calibration build failed: %s", cmd);
 	return 0;
@@ -27,12 +36,14 @@ int calib_sh(const char *cmd, struct errbuf *err)
 
 int minimal_pair_build(const char *dir, struct errbuf *err)
 {
-	char *cmd = xasprintf("cd '%s' && printf 'int main(void){return 0;}\\n' > min.c && "
+	char *q = sh_quote(dir);
+	char *cmd = xasprintf("cd %s && printf 'int main(void){return 0;}\\n' > min.c && "
 			      "%s -O1 -o min-dynamic min.c && %s -O1 -static -o min-static min.c",
-			      dir, calib_cc(), calib_cc());
+			      q, calib_cc(), calib_cc());
 	int r = calib_sh(cmd, err);
 
 	free(cmd);
+	free(q);
 	return r;
 }
 
@@ -64,6 +75,30 @@ int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned
 	return r;
 }
 
+/* What minimal_pair_build writes in its directory. */
+static const char *const pair_files[] = {"min.c", "min-dynamic", "min-static"};
+#define NPAIR_FILES ARRAY_SIZE(pair_files)
+
+/* The pair's paths, made before any signal can want them: a handler cannot allocate. */
+static char doomed[NPAIR_FILES][PATH_MAX], doomed_dir[PATH_MAX];
+
+static void remove_doomed(void)
+{
+	for (size_t i = 0; i < NPAIR_FILES; i++)
+		unlink(doomed[i]);
+	rmdir(doomed_dir);
+}
+
+static void doom(const char *dir)
+{
+	if (strlen(dir) + sizeof "/min-dynamic" > sizeof doomed_dir)
+		return; /* no room for its paths: a signal would leave this one behind */
+	strcpy(doomed_dir, dir);
+	for (size_t i = 0; i < NPAIR_FILES; i++)
+		snprintf(doomed[i], sizeof doomed[i], "%s/%s", dir, pair_files[i]);
+	interrupt_on_death(remove_doomed);
+}
+
 int minimal_pair_make(char **dir, struct errbuf *err)
 {
 	const char *tmpdir = getenv("TMPDIR");
@@ -75,6 +110,7 @@ int minimal_pair_make(char **dir, struct errbuf *err)
 		free(d);
 		return r;
 	}
+	doom(d);
 	/* Settled as calibrate's are: a fresh min-static ran 57 to 80 us faster. */
 	if ((r = minimal_pair_build(d, err)) || (r = page_cache_settle_dir(d, err))) {
 		minimal_pair_remove(d);
@@ -84,13 +120,16 @@ int minimal_pair_make(char **dir, struct errbuf *err)
 	return 0;
 }
 
+/* No shell: only the files the build writes, so nothing else can go with them. */
 void minimal_pair_remove(char *dir)
 {
-	char *rm = xasprintf("rm -rf '%s'", dir);
-
-	if (system(rm)) {
-		/* A leftover temporary directory is not worth failing for. */
+	interrupt_on_death(NULL);
+	for (size_t i = 0; i < NPAIR_FILES; i++) {
+		char *f = xasprintf("%s/%s", dir, pair_files[i]);
+		unlink(f);
+		free(f);
 	}
-	free(rm);
+	/* A leftover temporary directory is not worth failing for. */
+	rmdir(dir);
 	free(dir);
 }

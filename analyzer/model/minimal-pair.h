@@ -23,7 +23,11 @@ struct minimal_pair_cost {
 /* $CC, or cc: what builds the calibration's programs. */
 const char *calib_cc(void);
 
-/* Run a shell command line composed from our own paths; 0 or -ECHILD. */
+/*
+ * Run a shell command line composed from our own paths (quoted with
+ * sh_quote); 0, -ECHILD, or -EINTR when a SIGINT ended it (system()
+ * ignores SIGINT in ldprof meanwhile: only the build sees it).
+ */
 int calib_sh(const char *cmd, struct errbuf *err);
 
 /* Write min.c into dir and build min-dynamic and min-static from it. */
@@ -40,7 +44,9 @@ int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned
 /*
  * Build the pair in a new temporary directory (under $TMPDIR), in the page
  * cache's state of files read from disk; *dir is then that directory.
- * Returns 0 or -errno with err set.
+ * Returns 0 or -errno with err set (-EINTR: interrupted). Until
+ * minimal_pair_remove, a signal that ends ldprof between interrupt_begin
+ * and interrupt_end removes it (interrupt_on_death).
  */
 int minimal_pair_make(char **dir, struct errbuf *err);
 

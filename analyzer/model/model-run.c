@@ -4,7 +4,11 @@
  * links the model alone (diff, the unit tests) does not pull in the runner.
  */
 #include "model/calibrate-machine.h"
+
+#include <errno.h>
+
 #include "base/exit.h"
+#include "base/interrupt.h"
 #include "model/minimal-pair.h"
 #include "model/model.h"
 #include "run/profile.h"
@@ -75,7 +79,7 @@ static int measure_fixed(const struct profile_opts *o, unsigned want, const char
 	const struct trace *dyn = first_dynamic(n, traces);
 	size_t rounds = want;
 
-	if (!dyn || dyn->interrupted)
+	if (!dyn || dyn->interrupted || interrupt_requested())
 		return 0;
 	if (want == PROFILE_FIXED_AUTO) {
 		rounds = runner_counted(dyn, true);
@@ -103,11 +107,14 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 							: "want 0, or 20 runs or more");
 		return EXIT_USAGE;
 	}
+	/* One Ctrl-C scope from the pair's build to its removal: no signal leaves it behind. */
+	interrupt_begin();
 	/* Built before the runs, so that a pair that cannot be built fails first. */
-	if (want && minimal_pair_make(&dir, &err)) {
-		if (want != PROFILE_FIXED_AUTO) {
+	if (want && (r = minimal_pair_make(&dir, &err))) {
+		if (r == -EINTR || want != PROFILE_FIXED_AUTO) {
 			error_msg("--fixed-runs: the minimal pair: %s", err.msg);
-			return EXIT_FAIL;
+			r = r == -EINTR ? 130 : EXIT_FAIL;
+			goto out;
 		}
 		warn_msg("the fixed cost of being dynamic cannot be measured now (the minimal "
 			 "pair: %s): the verdict uses the calibration's",
@@ -115,21 +122,26 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 	}
 	r = profile_programs(o, n, cmds, traces, for_compare);
 	/* Right after the program's runs, in the same state of the machine. */
-	if (!r && dir && measure_fixed(o, want, dir, n, traces, &fixed)) {
-		warn_msg("the fixed cost of being dynamic could not be measured: the verdict uses "
-			 "the calibration's");
+	if (!r && dir &&
+	    (measure_fixed(o, want, dir, n, traces, &fixed) || interrupt_requested())) {
+		warn_msg(
+			"the fixed cost of being dynamic could not be measured%s: the verdict uses "
+			"the calibration's",
+			interrupt_requested() ? " (interrupted)" : "");
 		fixed.runs = 0;
 	}
-	if (dir)
-		minimal_pair_remove(dir);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		model_attach(&traces[i]);
 		fixed_apply(&traces[i], &fixed);
 	}
 	/* What a page fault costs now, for the verdict to compare with the calibration's. */
-	if (r == 0 && !machine_fault_cost(15, &fault, &rest, &err))
+	if (r == 0 && !interrupt_requested() && !machine_fault_cost(15, &fault, &rest, &err))
 		for (size_t i = 0; i < n; i++)
 			traces[i].fault_us_now = fault.median;
+out:
+	if (dir)
+		minimal_pair_remove(dir);
+	interrupt_end();
 	return r;
 }
 

@@ -14,6 +14,16 @@ void profile_opts_defaults(struct profile_opts *o)
 	memset(o, 0, sizeof *o);
 	run_plan_defaults(&o->plan);
 	o->timeout_s = 60;
+}
+
+/*
+ * run, record and compare: the verdict's fixed cost measured after the
+ * runs when calibrated. Not the library default: calibrate and audit
+ * profile programs for other ends, and must not build and run the pair.
+ */
+void profile_opts_defaults_verdict(struct profile_opts *o)
+{
+	profile_opts_defaults(o);
 	o->fixed_runs = PROFILE_FIXED_AUTO;
 }
 

@@ -26,9 +26,10 @@ struct profile_opts {
 	/*
 	 * --fixed-runs: measure the fixed cost of being dynamic (the minimal
 	 * pair, model/minimal-pair.h) in this many rounds after the program,
-	 * for its verdict; 0: the calibration's figure; PROFILE_FIXED_AUTO
-	 * (the default): as many as the program's runs when calibrated
-	 * (model/model-run.c).
+	 * for its verdict; 0 (profile_opts_defaults): the calibration's
+	 * figure; PROFILE_FIXED_AUTO (profile_opts_defaults_verdict, run's,
+	 * record's and compare's default): as many as the program's runs
+	 * when calibrated (model/model-run.c).
 	 */
 	unsigned fixed_runs;
 };
@@ -36,6 +37,7 @@ struct profile_opts {
 #define PROFILE_FIXED_AUTO UINT_MAX
 
 void profile_opts_defaults(struct profile_opts *o);
+void profile_opts_defaults_verdict(struct profile_opts *o);
 
 /*
  * Run argv[0] with its arguments as the options say, into t (which this

@@ -740,6 +740,8 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 	/* Features of another model version mean something else: fall back to counts. */
 	if (st->model_version != MODEL_VERSION) {
 		memset(&t->model, 0, sizeof t->model);
+		t->fixed_runs = 0;
+		t->fixed_cal_us = 0;
 		for (size_t i = 0; i < t->nobj; i++)
 			t->obj[i].have_feat = false;
 	}
