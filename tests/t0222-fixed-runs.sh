@@ -98,6 +98,8 @@ for sig in TERM INT; do
 		ls "$TMP/sig$sig"/ldprof-fixed.*/min-static >/dev/null 2>&1 && break
 		sleep 0.1
 	done
+	check "the pair is built under \$TMPDIR (SIG$sig)" \
+		sh -c "ls '$TMP/sig$sig'/ldprof-fixed.*/min-static >/dev/null 2>&1"
 	sleep 0.5 # into the runs
 	kill -$sig $pid
 	wait $pid
