@@ -9,16 +9,40 @@
 
 # --dry-run with nowhere else to store it than $XDG_CACHE_HOME's default,
 # its build under a $TMPDIR with a quote in its name (the build's shell
-# commands quote it).
+# commands quote it), and the sample shell checked in its rounds.
 mkdir -p "$TMP/it's"
+checked="$TOP/samples/sh.dynamic $TOP/samples/foo"
 env -u LDPROF_CALIBRATION TMPDIR="$TMP/it's" XDG_CACHE_HOME="$TMP/xdg" \
-	"$LDPROF" calibrate --quick -n 5 --dry-run --keep --json >"$TMP/cal.json" 2>"$TMP/cal.err"
+	"$LDPROF" calibrate --quick -n 5 --dry-run --keep --json --check "$checked" \
+	>"$TMP/cal.json" 2>"$TMP/cal.err"
 check "calibrate --json ran" test -s "$TMP/cal.json"
 check "--dry-run stores nothing" test ! -e "$TMP/xdg/ldprof/calibration-v2"
 kept=$(sed -n 's/^ldprof: calibrate: the build directory is kept in //p' "$TMP/cal.err")
 check "--keep names the build directory" test -n "$kept"
 check "and keeps it, with the programs it built" test -x "$kept/relative-4000"
 check "under \$TMPDIR" test "${kept%/ldprof-calibrate.*}" = "$TMP/it's"
+
+# --check: run in the rounds, not fitted, with the counts a run's report has.
+expect_eq "--check: one program checked, not among the fitted" "1 $checked False" \
+	"$(json_eval "$TMP/cal.json" "'%d %s %s' % (len(d['checks']), d['checks'][0]['command'], any(p['program'] == d['checks'][0]['command'] for p in d['fit']))")"
+"$LDPROF" -n 3 --fixed-runs 0 --json $checked >"$TMP/run.json" 2>"$TMP/e"
+expect_eq "its counts are those of its run's report" "" "$(python3 - "$TMP/cal.json" "$TMP/run.json" <<'PY'
+import json, sys
+cal, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+got = cal["checks"][0]["features"]
+want = {}
+for o in run["libraries"]:
+    for k, v in (o.get("reloc_model_counts") or {}).items():
+        want[k] = want.get(k, 0) + v
+print(" ".join("%s %s/%s" % (k, got.get(k), v) for k, v in sorted(want.items())
+               if abs(got.get(k, 0) - v) > 1e-6))
+PY
+)"
+expect_eq "its residual is its measured phase against the fit's prediction" true \
+	"$(json_eval "$TMP/cal.json" "(lambda c: c['measured_us'] > 0 and c['model_us'] > 0 and abs(c['residual_pct'] - 100 * (c['measured_us'] - c['model_us']) / c['model_us']) < 1e-6)(d['checks'][0])")"
+"$LDPROF" calibrate --check '' >/dev/null 2>"$TMP/e"
+expect_eq "--check '': a usage error" 2 $?
+check "that says why" grep -q "an empty command" "$TMP/e"
 feat() { # feat PROGRAM COUNT
 	json_eval "$TMP/cal.json" "[p['features']['$2'] for p in d['fit'] if p['program'] == '$1'][0]"
 }

@@ -1,4 +1,5 @@
 /* ldprof calibrate: fit the relocation cost model on this machine. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "base/out/json.h"
+#include "base/words.h"
 #include "model/model.h"
 
 const char usage_calibrate[] =
@@ -23,7 +25,11 @@ const char usage_calibrate[] =
 	"coefficients by non-negative least squares and store them where run\n"
 	"and report find them. Needs a C compiler ($CC or cc) and the static libc\n"
 	"(libc6-dev) for the static/dynamic reference pair and the static program\n"
-	"that unwinds once (what a static build's first C++ throw costs).\n";
+	"that unwinds once (what a static build's first C++ throw costs).\n"
+	"\n"
+	"--check 'PROGRAM ARGS' runs a program of yours in the same rounds, left out of\n"
+	"the fit, and prints its relocate phase against the fit's prediction: the\n"
+	"model's residual on it with the machine in one state for both.\n";
 
 static void print_text(const struct calib_result *r, const char *stored)
 {
@@ -39,6 +45,15 @@ static void print_text(const struct calib_result *r, const char *stored)
 		printf("  %-16s %10.1f %10.1f %+10.1f\n", r->names[i], r->measured_us[i],
 		       r->model_us[i], r->measured_us[i] - r->model_us[i]);
 	printf("  (relocate phase medians, us)\n\n");
+	if (r->nchecks) {
+		printf("  %-32s %10s %10s %9s\n", "checked in the same rounds", "measured",
+		       "model", "residual");
+		for (size_t i = r->n; i < r->n + r->nchecks; i++)
+			printf("  %-32.32s %10.1f %10.1f %+8.1f%%\n", r->names[i],
+			       r->measured_us[i], r->model_us[i],
+			       100 * (r->measured_us[i] - r->model_us[i]) / r->model_us[i]);
+		printf("  (not in the fit; relocate phase medians, us)\n\n");
+	}
 	printf("dynamic vs static minimal C program: %+.1f us [%+.1f, %+.1f] (static: %.1f us)\n",
 	       m->dynamic_fixed_us, m->dynamic_fixed_lo, m->dynamic_fixed_hi, m->static_min_us);
 	printf("loading one more library: %.1f us\n", m->load_per_object_us);
@@ -86,6 +101,21 @@ static void print_json(const struct calib_result *r, const char *stored)
 		json_num(&j, "measured_us", r->measured_us[i]);
 		json_num(&j, "model_us", r->model_us[i]);
 		json_num(&j, "exit_us", r->exit_us[i]);
+		json_obj_open(&j, "features");
+		for (int k = 0; k < MODEL_NFEAT; k++)
+			json_num(&j, model_feat_name(k), r->features[i * MODEL_NFEAT + k]);
+		json_obj_close(&j);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_arr_open(&j, "checks");
+	for (size_t i = r->n; i < r->n + r->nchecks; i++) {
+		json_obj_open(&j, NULL);
+		json_str(&j, "command", r->names[i]);
+		json_num(&j, "measured_us", r->measured_us[i]);
+		json_num(&j, "model_us", r->model_us[i]);
+		json_num(&j, "residual_pct",
+			 100 * (r->measured_us[i] - r->model_us[i]) / r->model_us[i]);
 		json_obj_open(&j, "features");
 		for (int k = 0; k < MODEL_NFEAT; k++)
 			json_num(&j, model_feat_name(k), r->features[i * MODEL_NFEAT + k]);
@@ -181,6 +211,31 @@ static int store_verdict_error(const char *spec, const char *output)
 	return r;
 }
 
+/* --check 'PROGRAM ARGS', split as sh would (no expansion). */
+static int add_check(void *value, const char *arg, struct errbuf *err)
+{
+	struct calib_opts *o = value;
+	struct calib_check c = {.line = (char *)arg};
+	int r = split_words(arg, &c.argv, &c.argc, err);
+
+	if (r)
+		return r;
+	if (!c.argc) {
+		free(c.argv);
+		return set_err(err, EINVAL, "an empty command");
+	}
+	o->checks = xrealloc(o->checks, (o->nchecks + 1) * sizeof *o->checks);
+	o->checks[o->nchecks++] = c;
+	return 0;
+}
+
+static void free_checks(struct calib_opts *o)
+{
+	for (size_t i = 0; i < o->nchecks; i++)
+		free(o->checks[i].argv);
+	free(o->checks);
+}
+
 int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 {
 	const char *verdict_error = NULL;
@@ -204,6 +259,9 @@ int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 		OPT_BOOL(0, "cold-cache", &calib.prof.plan.cold_cache,
 			 "empty the CPU caches before each run (see ldprof run)"),
 		OPT_BOOL(0, "json", &json, "print the fit as JSON (schema ldprof-calibration/1)"),
+		OPT_CALLBACK(0, "check", "'PROG ARGS'", &calib, add_check,
+			     "also run PROG in the same rounds, not fitted, and\n"
+			     "print its residual (repeatable)"),
 		OPT_STRING(0, "verdict-error", "PCT,US", &verdict_error,
 			   "store the static-link verdict's validated error\n"
 			   "(tools/validate-verdict -s) in the calibration; no runs"),
@@ -216,12 +274,14 @@ int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 	calib.prof.plan.runs = 40;
 	calib.prof.plan.plain = false;
 	if ((r = parse_options(cmd, argc, argv, opts, &(int){0})) >= 0)
-		return r;
-	if (verdict_error)
-		return store_verdict_error(verdict_error, output);
+		goto out;
+	if (verdict_error) {
+		r = store_verdict_error(verdict_error, output);
+		goto out;
+	}
 	path = output_path(output, dry_run, &r);
 	if (r >= 0)
-		return r;
+		goto out;
 	calib.log = json ? NULL : stderr;
 	r = calibrate(&calib, &res, &err);
 	if (calib.keep && res.workdir && !access(res.workdir, F_OK))
@@ -233,7 +293,8 @@ int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 		error_msg("calibrate: %s", err.msg);
 		calib_result_free(&res);
 		free(path);
-		return EXIT_FAIL;
+		r = EXIT_FAIL;
+		goto out;
 	}
 	if (path && model_save(&res.coefs, path, &err)) {
 		error_msg("%s", err.msg);
@@ -245,5 +306,7 @@ int cmd_calibrate(const struct command *cmd, int argc, char **argv)
 		print_text(&res, path);
 	free(path);
 	calib_result_free(&res);
+out:
+	free_checks(&calib);
 	return r;
 }

@@ -28,6 +28,7 @@
 #include "trace/machine.h"
 #include "model/model.h"
 #include "base/nnls.h"
+#include "run/target.h"
 
 /* One synthetic library: its name and gen-reloc-lib arguments. */
 struct lib_spec {
@@ -430,9 +431,15 @@ static double block_reloc(const struct block_runs *b)
 	return s.median;
 }
 
-static int measure_runs(const struct calib_opts *o, size_t n, const struct profile_cmd *cmds,
+/*
+ * cmds[0..n) are fitted; after them, res->nchecks --check programs are run
+ * in the same rounds, each block's runs judged by the fitted programs'
+ * fastest hot reading, and kept out of the calibration's cache figures.
+ */
+static int measure_runs(const struct calib_opts *o, size_t nfit, const struct profile_cmd *cmds,
 			struct calib_result *res)
 {
+	size_t n = nfit + res->nchecks;
 	struct block_runs *runs = xcalloc(n * CALIB_PASSES, sizeof *runs);
 	double *load = xcalloc(n * CALIB_PASSES, sizeof *load);
 	double *exit_us = xcalloc(n * CALIB_PASSES, sizeof *exit_us);
@@ -444,8 +451,12 @@ static int measure_runs(const struct calib_opts *o, size_t n, const struct profi
 	if (!r) {
 		struct model_coefs prev;
 		model_load(&prev);
-		cache_over_blocks(runs, n * CALIB_PASSES, prev.calibrated ? prev.line_hot_ns : 0,
+		cache_over_blocks(runs, nfit * CALIB_PASSES, prev.calibrated ? prev.line_hot_ns : 0,
 				  &res->coefs);
+		struct model_coefs scratch = res->coefs;
+		if (res->nchecks)
+			cache_over_blocks(&runs[nfit * CALIB_PASSES], res->nchecks * CALIB_PASSES,
+					  res->coefs.line_hot_ns, &scratch);
 	}
 	for (size_t i = 0; !r && i < n; i++) {
 		for (size_t p = 0; p < CALIB_PASSES; p++)
@@ -469,23 +480,49 @@ static int measure_runs(const struct calib_opts *o, size_t n, const struct profi
 }
 
 /* Run every program; the median relocate phase of each. */
+/* A --check program's counts: those of the ELF that runs (a script's interpreter). */
+static int check_features(const struct calib_check *c, double feat[MODEL_NFEAT],
+			  struct errbuf *err)
+{
+	struct target tg;
+	int r = target_resolve(c->argv[0], &tg, err);
+
+	if (r)
+		return r;
+	if (tg.is_static)
+		r = set_err(err, EINVAL, "--check %s: a static program, with nothing to relocate",
+			    c->line);
+	else
+		r = model_process_features(tg.elf_path, feat, err);
+	target_free(&tg);
+	return r;
+}
+
 static int measure(const struct calib_opts *o, const char *dir, const struct prog_spec *ps,
 		   size_t n, struct calib_result *res)
 {
-	struct profile_cmd *cmds = xcalloc(n, sizeof *cmds);
+	size_t all = n + res->nchecks;
+	struct profile_cmd *cmds = xcalloc(all, sizeof *cmds);
 	char **paths = xcalloc(2 * n, sizeof *paths); /* argv pairs: path, NULL */
 	struct errbuf err;
-	int r;
+	int r = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		paths[2 * i] = xasprintf("%s/%s", dir, ps[i].name);
 		cmds[i] = (struct profile_cmd){1, &paths[2 * i]};
 	}
-	if (o->log)
-		fprintf(o->log, "running %zu programs interleaved, in %d blocks%s...\n", n,
+	for (size_t i = 0; i < res->nchecks; i++)
+		cmds[n + i] = (struct profile_cmd){(int)o->checks[i].argc, o->checks[i].argv};
+	/* Checked first: a --check the analyzer cannot replay fails before the minutes of runs. */
+	for (size_t i = 0; !r && i < res->nchecks; i++)
+		if ((r = check_features(&o->checks[i], &res->features[(n + i) * MODEL_NFEAT], &err)))
+			error_msg("%s", err.msg);
+	if (!r && o->log)
+		fprintf(o->log, "running %zu programs interleaved, in %d blocks%s...\n", all,
 			CALIB_PASSES,
 			o->prof.plan.cold_cache ? ", the CPU caches emptied before each run" : "");
-	r = measure_runs(o, n, cmds, res);
+	if (!r)
+		r = measure_runs(o, n, cmds, res);
 	for (size_t i = 0; !r && i < n; i++)
 		if ((r = model_process_features(paths[2 * i], &res->features[i * MODEL_NFEAT],
 						&err)))
@@ -583,7 +620,7 @@ static void fit(struct calib_result *res)
 	m->intercept_us = x[MODEL_NFEAT];
 	m->r2 = nnls_r2(A, res->measured_us, n, cols, x, NULL);
 	m->programs = n;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n + res->nchecks; i++)
 		res->model_us[i] =
 			m->intercept_us + model_object_us(m, &res->features[i * MODEL_NFEAT]);
 	free(A);
@@ -619,14 +656,18 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	if (!mkdtemp(res->workdir))
 		return set_err(err, errno, "%s: %s", res->workdir, strerror(errno));
 	res->n = plan(o->quick, ps);
-	res->names = xcalloc(res->n, sizeof *res->names);
-	res->measured_us = xcalloc(res->n, sizeof(double));
-	res->load_us = xcalloc(res->n, sizeof(double));
-	res->exit_us = xcalloc(res->n, sizeof(double));
-	res->model_us = xcalloc(res->n, sizeof(double));
-	res->features = xcalloc(res->n * MODEL_NFEAT, sizeof(double));
+	res->nchecks = o->nchecks;
+	size_t all = res->n + res->nchecks;
+	res->names = xcalloc(all, sizeof *res->names);
+	res->measured_us = xcalloc(all, sizeof(double));
+	res->load_us = xcalloc(all, sizeof(double));
+	res->exit_us = xcalloc(all, sizeof(double));
+	res->model_us = xcalloc(all, sizeof(double));
+	res->features = xcalloc(all * MODEL_NFEAT, sizeof(double));
 	for (size_t i = 0; i < res->n; i++)
 		res->names[i] = xstrdup(ps[i].name);
+	for (size_t i = 0; i < res->nchecks; i++)
+		res->names[res->n + i] = xstrdup(o->checks[i].line);
 	if ((r = build_all(res->workdir, ps, res->n, o->quick, o->log, err)))
 		return r;
 	/* One Ctrl-C scope for all the measurements: the second one ends ldprof. */
@@ -667,7 +708,7 @@ void calib_result_free(struct calib_result *res)
 		}
 		free(cmd);
 	}
-	for (size_t i = 0; i < res->n; i++)
+	for (size_t i = 0; i < res->n + res->nchecks && res->names; i++)
 		free(res->names[i]);
 	free(res->names);
 	free(res->measured_us);

@@ -11,16 +11,30 @@
 #include "trace/model-coefs.h"
 #include "run/profile.h"
 
+/* --check: a program of the user's, run in the calibration's rounds, not fitted. */
+struct calib_check {
+	char **argv; /* split_words', NULL terminated: one allocation */
+	size_t argc;
+	char *line; /* as given */
+};
+
 struct calib_opts {
 	struct profile_opts prof; /* runs per program and so on */
 	bool quick;		  /* fewer, smaller programs (the tests) */
 	bool keep;		  /* keep the build directory */
 	FILE *log;		  /* progress and the fit, or NULL */
+	struct calib_check *checks;
+	size_t nchecks;
 };
 
+/*
+ * The arrays hold n + nchecks entries: the fitted programs, then the
+ * --check ones (whose names are their command lines).
+ */
 struct calib_result {
 	struct model_coefs coefs;
-	size_t n;	     /* programs */
+	size_t n;	     /* programs fitted */
+	size_t nchecks;	     /* --check programs after them */
 	char **names;	     /* per program */
 	double *measured_us; /* median relocate phase */
 	double *load_us;     /* median load phase */
