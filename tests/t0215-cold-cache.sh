@@ -57,8 +57,15 @@ for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	sleep 0.1
 done
 check "the helper runs under its own name" test -n "$helper"
-fds=$(find "/proc/$helper/fd" -mindepth 1 -printf '%f\n' 2>/dev/null | sort -n | tr '\n' ' ')
-expect_eq "its descriptors: the three standard ones and its socket" "0 1 2 4 " "$fds"
+# Which number the socket has depends on what ldprof held when it started
+# the helper (its Ctrl-C pipe, ...): the kinds are what matter.
+fds=$(for fd in $(find "/proc/$helper/fd" -mindepth 1 -printf '%f\n' 2>/dev/null | sort -n); do
+	case $fd in
+	0 | 1 | 2) printf '%s ' "$fd" ;;
+	*) readlink "/proc/$helper/fd/$fd" | sed 's/:.*/ /' | tr -d '\n' ;;
+	esac
+done)
+expect_eq "its descriptors: the three standard ones and its socket" "0 1 2 socket " "$fds"
 expect_eq "the standard ones are /dev/null" "/dev/null /dev/null /dev/null" \
 	"$(readlink "/proc/$helper/fd/0" "/proc/$helper/fd/1" "/proc/$helper/fd/2" | tr '\n' ' ' | sed 's/ $//')"
 # Killed mid-session (the OOM killer's first choice), it ends the runs as
