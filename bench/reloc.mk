@@ -38,6 +38,18 @@ bench-reloc-cold: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 
 BENCHES += bench-reloc-cold
 
+# The same programs measured in a calibration's own rounds (calibrate
+# --check): the model's residual with the machine in one state for it and
+# the fit, and the cache state the calibration prices (docs/model.md, "In
+# the calibration's own rounds").
+.PHONY: bench-reloc-rounds
+bench-reloc-rounds: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
+	@echo "== the relocation model's residual on real programs, in the calibration's own rounds"
+	@tools/bench-reloc.py --rounds --ldprof ./$(LDPROF)
+	@echo
+
+BENCHES += bench-reloc-rounds
+
 # The split, object by object, against uprobes on ld.so's _dl_relocate_object
 # (perf probe; needs root, says "skipped" without it).
 .PHONY: bench-reloc-objects

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench-reloc: the relocation cost model's residual on real programs.
 
-    tools/bench-reloc.py [-n RUNS] [--ldprof PATH] [--goal PCT] [--recalibrate] [--objects] [PROGRAM ARGS ;]...
+    tools/bench-reloc.py [-n RUNS] [--ldprof PATH] [--goal PCT] [--recalibrate] [--objects]
+                         [--rounds] [PROGRAM ARGS ;]...
 
 For each program (by default a list of C and C++ programs from Debian's
 main archive, those installed), `ldprof run --json` measures the relocate
@@ -31,6 +32,13 @@ again): on a shared machine a calibration made minutes after another
 moved a program's prediction by up to 10.7% (docs/model.md, "What one
 reading is worth"), so a residual is only as good as the two agree.
 
+--rounds measures the programs in a calibration's own rounds instead
+(`ldprof calibrate --dry-run --check`, its RUNS runs of each): interleaved
+with its synthetic programs and left out of the fit, so that the program
+and the fit see one state of the machine; neither the drift between a
+calibration and a later run nor the cache state of runs back to back is
+in the residual (docs/model.md, "In the calibration's own rounds").
+
 --objects checks the model's split, object by object, against an oracle
 that is not ldprof's: uprobes (perf probe) on ld.so's _dl_relocate_object,
 entry and return, over the program's runs. Each object's measured time is
@@ -45,6 +53,7 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -372,6 +381,36 @@ def residual_table(a, progs):
     return 1 if misses else 0
 
 
+def rounds_table(a, progs):
+    """The programs as `calibrate --check` measures them; returns the exit status."""
+    found = [(kind, argv) for kind, argv in progs if shutil.which(argv[0])]
+    cmd = [a.ldprof, "calibrate", "--dry-run", "--json", "-n", str(a.runs)]
+    if a.cold_cache:
+        cmd.append("--cold-cache")
+    for _, argv in found:
+        cmd += ["--check", " ".join(shlex.quote(w) for w in argv)]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode:
+        print("ldprof calibrate failed: %s" % last_line(p.stderr))
+        return 1
+    cal = json.loads(p.stdout)
+    print("   calibration r2 %.6f, a fault %.1f us; %d programs fitted, %d checked beside them"
+          % (cal["r2"], cal["fault_us"][0], cal["programs"], len(cal["checks"])))
+    print("%-4s %-28s %10s %10s %9s" % ("kind", "program", "measured", "predicted", "residual"))
+    misses = 0
+    for (kind, argv), c in zip(found, cal["checks"]):
+        miss = abs(c["residual_pct"]) > a.goal
+        misses += miss
+        print("%-4s %-28s %8.1f us %8.1f us %+8.1f%%%s" %
+              (kind, " ".join(argv)[:28], c["measured_us"], c["model_us"], c["residual_pct"],
+               "  MISS" if miss else ""))
+    rms = math.sqrt(sum(c["residual_pct"] ** 2 for c in cal["checks"]) / len(cal["checks"])) \
+        if cal["checks"] else 0
+    print("%d of %d programs within +-%g%% in the calibration's own rounds (RMS %.1f%%)" %
+          (len(found) - misses, len(found), a.goal, rms))
+    return 1 if misses else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", "--runs", type=int, default=40)
@@ -388,6 +427,8 @@ def main():
     ap.add_argument("--recalibrate", action="store_true",
                     help="calibrate again after the runs and give each residual against "
                     "that calibration too: how far the machine moved the model meanwhile")
+    ap.add_argument("--rounds", action="store_true",
+                    help="measure them in a calibration's own rounds (calibrate --check)")
     ap.add_argument("programs", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     if a.cold_cache:
@@ -395,6 +436,8 @@ def main():
     progs = parse_programs(a.programs) if a.programs else PROGRAMS
     if a.objects:
         return objects_table(a, progs)
+    if a.rounds:
+        return rounds_table(a, progs)
     return residual_table(a, progs)
 
 
