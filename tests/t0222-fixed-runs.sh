@@ -75,9 +75,10 @@ check "with a warning that says why" \
 
 # calibrate and audit profile programs for other ends: they never build the
 # pair (the library default is 0; run, record and compare ask for it).
-CC=false "$LDPROF" audit --measure --runs 2 "$sh_dyn" >/dev/null 2>"$TMP/e"
-check "audit --measure, calibrated, does not build the pair" \
-	sh -c "! grep -q 'fixed cost of being dynamic' '$TMP/e'"
+CC=false "$LDPROF" audit --measure --runs 2 "$sh_dyn" >"$TMP/a" 2>"$TMP/e"
+expect_eq "audit --measure, calibrated, measures" "0 1" \
+	"$? $(grep -c ' / .*sh\.dynamic$' "$TMP/a")"
+check "and does not build the pair" sh -c "! grep -q 'fixed cost of being dynamic' '$TMP/e'"
 
 # A $TMPDIR with a quote in its name: the build's shell command quotes it.
 mkdir -p "$TMP/it's"

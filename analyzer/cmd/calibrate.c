@@ -31,6 +31,12 @@ const char usage_calibrate[] =
 	"the fit, and prints its relocate phase against the fit's prediction: the\n"
 	"model's residual on it with the machine in one state for both.\n";
 
+/* A --check program's residual (r's entry i), in % of the fit's prediction. */
+static double check_residual_pct(const struct calib_result *r, size_t i)
+{
+	return 100 * (r->measured_us[i] - r->model_us[i]) / r->model_us[i];
+}
+
 static void print_text(const struct calib_result *r, const char *stored)
 {
 	const struct model_coefs *m = &r->coefs;
@@ -50,8 +56,7 @@ static void print_text(const struct calib_result *r, const char *stored)
 		       "model", "residual");
 		for (size_t i = r->n; i < r->n + r->nchecks; i++)
 			printf("  %-32.32s %10.1f %10.1f %+8.1f%%\n", r->names[i],
-			       r->measured_us[i], r->model_us[i],
-			       100 * (r->measured_us[i] - r->model_us[i]) / r->model_us[i]);
+			       r->measured_us[i], r->model_us[i], check_residual_pct(r, i));
 		printf("  (not in the fit; relocate phase medians, us)\n\n");
 	}
 	printf("dynamic vs static minimal C program: %+.1f us [%+.1f, %+.1f] (static: %.1f us)\n",
@@ -78,6 +83,15 @@ static void print_text(const struct calib_result *r, const char *stored)
 		printf("stored in %s\n", stored);
 }
 
+/* Program i's counts, as the "features" object. */
+static void json_features(struct json *j, const struct calib_result *r, size_t i)
+{
+	json_obj_open(j, "features");
+	for (int k = 0; k < MODEL_NFEAT; k++)
+		json_num(j, model_feat_name(k), r->features[i * MODEL_NFEAT + k]);
+	json_obj_close(j);
+}
+
 static void print_json(const struct calib_result *r, const char *stored)
 {
 	const struct model_coefs *m = &r->coefs;
@@ -101,10 +115,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 		json_num(&j, "measured_us", r->measured_us[i]);
 		json_num(&j, "model_us", r->model_us[i]);
 		json_num(&j, "exit_us", r->exit_us[i]);
-		json_obj_open(&j, "features");
-		for (int k = 0; k < MODEL_NFEAT; k++)
-			json_num(&j, model_feat_name(k), r->features[i * MODEL_NFEAT + k]);
-		json_obj_close(&j);
+		json_features(&j, r, i);
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);
@@ -114,12 +125,8 @@ static void print_json(const struct calib_result *r, const char *stored)
 		json_str(&j, "command", r->names[i]);
 		json_num(&j, "measured_us", r->measured_us[i]);
 		json_num(&j, "model_us", r->model_us[i]);
-		json_num(&j, "residual_pct",
-			 100 * (r->measured_us[i] - r->model_us[i]) / r->model_us[i]);
-		json_obj_open(&j, "features");
-		for (int k = 0; k < MODEL_NFEAT; k++)
-			json_num(&j, model_feat_name(k), r->features[i * MODEL_NFEAT + k]);
-		json_obj_close(&j);
+		json_num(&j, "residual_pct", check_residual_pct(r, i));
+		json_features(&j, r, i);
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);

@@ -63,14 +63,9 @@ static void put_command(FILE *f, const struct trace *t, const char *suffix)
 			sbuf_printf(&sb, "%s", a);
 			continue;
 		}
-		sbuf_putc(&sb, '\'');
-		for (; *a; a++) {
-			if (*a == '\'')
-				sbuf_printf(&sb, "'\\''");
-			else
-				sbuf_putc(&sb, *a);
-		}
-		sbuf_putc(&sb, '\'');
+		char *q = sh_quote(a);
+		sbuf_printf(&sb, "%s", q);
+		free(q);
 	}
 	sbuf_printf(&sb, "%s", suffix);
 	fputs("      \"command\": ", f);
