@@ -12,6 +12,9 @@
  * path), so that the shim's follow-mode cost can be set beside its own.
  * Output: per variant the median, its 95% CI, and the difference and ratio
  * to the first variant with a paired bootstrap CI, plus page faults.
+ * -r FILE also writes every run: round, label, microseconds, page faults
+ * and involuntary context switches (wait4's ru_nivcsw: how often the
+ * scheduler preempted the run), one line each.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +42,7 @@ struct variant {
 	char **shm_env;	     /* follow: its LDPROF_SHM entry, renamed at each reset */
 	double *us;
 	long *minflt;
+	long *nivcsw;
 };
 
 static char **split(char *s, size_t *n)
@@ -100,7 +104,8 @@ static void parse_variant(struct variant *v, char *spec, struct shm_buf *shm)
 
 static struct spawner spawner;
 
-static double run_once(struct variant *v, struct shm_buf *run_shm, int devnull, long *minflt)
+static double run_once(struct variant *v, struct shm_buf *run_shm, int devnull, long *minflt,
+		       long *nivcsw)
 {
 	struct shm_buf *shm = v->shm ? v->shm : run_shm;
 	struct rusage ru;
@@ -145,6 +150,7 @@ static double run_once(struct variant *v, struct shm_buf *run_shm, int devnull, 
 		exit(1);
 	}
 	*minflt = ru.ru_minflt;
+	*nivcsw = ru.ru_nivcsw;
 	return (double)(t1 - t0);
 }
 
@@ -182,6 +188,27 @@ static void diff_ci(const double *a, const double *b, size_t n, double *lo, doub
 	free(rb);
 }
 
+/* Every run, for a look at the distribution (-r). */
+static int write_raw(const char *path, const struct variant *v, size_t nv, size_t runs)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "abexec: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "round label us minflt nivcsw\n");
+	for (size_t r = 0; r < runs; r++)
+		for (size_t i = 0; i < nv; i++)
+			fprintf(f, "%zu %s %.1f %ld %ld\n", r, v[i].label, v[i].us[r], v[i].minflt[r],
+				v[i].nivcsw[r]);
+	if (fclose(f)) {
+		fprintf(stderr, "abexec: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long runs = 500, warmup = 10;
@@ -189,9 +216,12 @@ int main(int argc, char **argv)
 	struct errbuf err;
 	struct tsc_cal cal;
 	int opt, devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	const char *raw_path = NULL;
 
-	while ((opt = getopt(argc, argv, "n:w:")) != -1) {
-		if (opt == 'n')
+	while ((opt = getopt(argc, argv, "n:w:r:")) != -1) {
+		if (opt == 'r')
+			raw_path = optarg;
+		else if (opt == 'n')
 			runs = strtoul(optarg, NULL, 10);
 		else if (opt == 'w')
 			warmup = strtoul(optarg, NULL, 10);
@@ -204,7 +234,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!nv || !runs || shm_create(&shm, LDPROF_SHM_RUN_BYTES, &err)) {
-		fprintf(stderr, "usage: abexec [-n RUNS] [-w WARMUP] 'LABEL|ENV ...|CMD ...'...\n");
+		fprintf(stderr,
+			"usage: abexec [-n RUNS] [-w WARMUP] [-r FILE] 'LABEL|ENV ...|CMD ...'...\n");
 		return 2;
 	}
 	struct variant *v = xcalloc(nv, sizeof *v);
@@ -212,15 +243,17 @@ int main(int argc, char **argv)
 		parse_variant(&v[i], argv[optind + i], &shm);
 		v[i].us = xcalloc(runs, sizeof(double));
 		v[i].minflt = xcalloc(runs, sizeof(long));
+		v[i].nivcsw = xcalloc(runs, sizeof(long));
 	}
 	tsc_cal_begin(&cal);
 	for (unsigned long r = 0; r < warmup + runs; r++)
 		for (size_t i = 0; i < nv; i++) {
-			long f;
-			double t = run_once(&v[i], &shm, devnull, &f);
+			long f, cs;
+			double t = run_once(&v[i], &shm, devnull, &f, &cs);
 			if (r >= warmup) {
 				v[i].us[r - warmup] = t;
 				v[i].minflt[r - warmup] = f;
+				v[i].nivcsw[r - warmup] = cs;
 			}
 		}
 	double hz = tsc_cal_end(&cal);
@@ -258,6 +291,8 @@ int main(int argc, char **argv)
 	printf("(%lu interleaved rounds after %lu warmup; times from the last timestamp before "
 	       "execve to wait4's return)\n",
 	       runs, warmup);
+	if (raw_path && write_raw(raw_path, v, nv, runs))
+		return 1;
 	/* Now: a sanitizer's leak check at exit would end us before stdio flushes. */
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "abexec: stdout: %s\n", strerror(errno));
