@@ -92,10 +92,18 @@ $(BB_DYN):
 		dpkg-deb -x busybox_*.deb busybox-dyn) || \
 		echo "   (could not fetch Debian's dynamic busybox: that pair is skipped)"
 
+# Debian's zsh-static configuration built dynamic, from the installed
+# package's source: the same-source half of a pair with zsh-static, which
+# does not look its user up as Debian's dynamic zsh does.
+ZSH_DYNCFG := $(B)/bench/zsh-dyncfg/zsh
+$(ZSH_DYNCFG):
+	@tools/build-zsh-dyncfg $(B)/bench/zsh-dyncfg || \
+		echo "   (could not build zsh-static's configuration dynamic: that pair is skipped)"
+
 .PHONY: bench-verdict
 VERDICT_FIX := $(addprefix $(MODELFIX)/,static-rel with-rel static-sym with-sym static-page with-page \
 	       static-cxx dyn-cxx)
-bench-verdict: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(BB_DYN) $(VERDICT_FIX)
+bench-verdict: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(BB_DYN) $(ZSH_DYNCFG) $(VERDICT_FIX)
 	@echo "== static-link verdict: predicted saving vs measured (static vs dynamic build)"
 	@LDPROF=$(CURDIR)/$(LDPROF) tools/validate-verdict -n $(BENCH_RUNS) -t 15 \
 		'$(CURDIR)/samples/sh.static|$(CURDIR)/samples/sh.dynamic|$(CURDIR)/samples/foo' \
@@ -104,6 +112,7 @@ bench-verdict: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(BB_DYN) $(VERDICT_FIX)
 		'$(CURDIR)/$(MODELFIX)/static-cxx|$(CURDIR)/$(MODELFIX)/dyn-cxx|throw' \
 		'/bin/bash-static|/bin/bash|-c exit' \
 		'/bin/zsh-static|/bin/zsh|-c exit' \
+		'/bin/zsh-static|$(CURDIR)/$(ZSH_DYNCFG)|-c exit' \
 		'/bin/busybox|$(CURDIR)/$(BB_DYN)|sh -c exit' \
 		'/usr/bin/dar_static|/usr/bin/dar|-V' || true
 	@echo
