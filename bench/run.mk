@@ -95,9 +95,9 @@ $(BB_DYN):
 # Debian's zsh-static configuration built dynamic, from the installed
 # package's source: the same-source half of a pair with zsh-static, which
 # does not look its user up as Debian's dynamic zsh does.
-ZSH_DYNCFG := $(B)/bench/zsh-dyncfg/zsh
+ZSH_DYNCFG := $(B)/bench/zsh-dyncfg
 $(ZSH_DYNCFG):
-	@tools/build-zsh-dyncfg $(B)/bench/zsh-dyncfg || \
+	@tools/build-zsh-dyncfg $@ || \
 		echo "   (could not build zsh-static's configuration dynamic: that pair is skipped)"
 
 .PHONY: bench-verdict
