@@ -82,17 +82,19 @@ def main(argv):
     names = [c["command"].split()[0].rsplit("/", 1)[-1] for c in checks]
 
     def fit(a, b):
+        """As calibrate fits: the counts and a per-process intercept (the
+        last coefficient), the read faults at the fault cost."""
         cols = [j for j in range(len(feats)) if j != rf]
-        x = nnls([[row[j] for j in cols] for row in a],
+        x = nnls([[row[j] for j in cols] + [1.0] for row in a],
                  [b[i] - fault * a[i][rf] for i in range(len(b))])
-        coef = [0.0] * len(feats)
+        coef = [0.0] * len(feats) + [x[-1]]
         for k, j in enumerate(cols):
             coef[j] = x[k]
         coef[rf] = fault
         return coef
 
     def model(coef, row):
-        return cal["intercept_us"] + sum(c * v for c, v in zip(coef, row))
+        return coef[-1] + sum(c * v for c, v in zip(coef, row))
 
     def line(tag, res):
         rms = math.sqrt(sum(r * r for _, r in res) / len(res))
@@ -104,7 +106,8 @@ def main(argv):
         return [(names[k], 100 * (real_b[k] - model(coef, real_a[k])) / model(coef, real_a[k]))
                 for k in range(len(real_a)) if k not in skip]
 
-    line("the calibration's coefficients", held_out([cal["coef_us"][f] for f in feats]))
+    line("the calibration's coefficients",
+         held_out([cal["coef_us"][f] for f in feats] + [cal["intercept_us"]]))
     line("refitted, synthetic only", held_out(fit(syn_a, syn_b)))
     loo = []
     for k in range(len(real_a)):

@@ -479,7 +479,6 @@ static int measure_runs(const struct calib_opts *o, size_t nfit, const struct pr
 	return r;
 }
 
-/* Run every program; the median relocate phase of each. */
 /* A --check program's counts: those of the ELF that runs (a script's interpreter). */
 static int check_features(const struct calib_check *c, double feat[MODEL_NFEAT],
 			  struct errbuf *err)
@@ -498,6 +497,7 @@ static int check_features(const struct calib_check *c, double feat[MODEL_NFEAT],
 	return r;
 }
 
+/* Run every program; the median relocate phase of each. */
 static int measure(const struct calib_opts *o, const char *dir, const struct prog_spec *ps,
 		   size_t n, struct calib_result *res)
 {
