@@ -1,7 +1,8 @@
 #!/bin/sh
 # --sample: what runs inside each phase. A constructor that spins 8 ms in
-# spin_in_ctor holds >= 90% of the init phase's samples (or of the share
-# of init its measured time takes), under its library;
+# spin_in_ctor holds >= 90% of the init phase's samples (or 60% of the
+# share of init its measured time takes: a busy machine's), under its
+# library, and every sample in its clock reads unwinds back to it;
 # the timed runs stay exactly the runs asked for; the trace file keeps the
 # samples and reports them on its own, without the binaries; the folded
 # output parses as "stack count" with the phase as the root and no ';' in
@@ -49,10 +50,15 @@ ctor_share() { # ctor_share JSON: libspin.so's init time / the init phase's, at 
 }
 share=$(init "f['total_share']" | tr -d '[]')
 want=$(ctor_share "$TMP/j")
-# 85% of that share: a clean-clone CI sampled 0.857 of a share of 0.969
-# (0.88 of it); a constructor missed by the unwinder is far below.
-check "spin_in_ctor is on >= 90% of init's stacks, or 85% of the share of init its constructor takes ($share; $want)" \
-	awk -v v="$share" -v w="$want" 'BEGIN { exit !(v >= 0.9 || v >= 0.85 * w) }'
+# The samples are CPU time and the share is wall time. With a two-core
+# busy loop running, the spin (8 ms by the clock) got about half a CPU
+# while the rest of init took 5 to 10 times its calm samples (__init_misc
+# 180 in 10 runs, 17 calm): spin_in_ctor held 0.75 to 0.79 of a share of
+# 0.95 (0.78 of it), and a clean-clone CI 0.857 of 0.969 (0.88). So 60% of
+# the share here; the unwinder crossing the vDSO is checked on the folded
+# stacks below, where a lost caller shows whatever the machine does.
+check "spin_in_ctor is on >= 90% of init's stacks, or 60% of the share of init its constructor takes ($share; $want)" \
+	awk -v v="$share" -v w="$want" 'BEGIN { exit !(v >= 0.9 || v >= 0.6 * w) }'
 expect_eq "under libspin.so" '["libspin.so"]' "$(init "f['object'].rsplit('/', 1)[-1]")"
 expect_eq "named from its symtab" '["symtab"]' "$(init "f['source']")"
 # The clocks agree: spin_in_ctor's samples fall in init, not beside it.
@@ -93,9 +99,17 @@ total=$(awk '{ n += $NF } END { print n }' "$TMP/folded")
 expect_eq "the folded counts add up to the samples" \
 	"$(json_eval "$TMP/j2" "d['samples']['samples']")" "$total"
 want=$(ctor_share "$TMP/j2")
-v=$(awk -v w="$want" '/^init;/ { all += $NF; if (/;spin_in_ctor(;|$| )/) s += $NF }
-	END { print (s >= 0.9 * all || s >= 0.9 * w * all) }' "$TMP/folded")
-expect_eq "folded: >= 90% of init's samples pass through spin_in_ctor, or of its constructor's share ($want)" 1 "$v"
+v=$(awk '/^init;/ { all += $NF; if (/;spin_in_ctor(;|$| )/) s += $NF }
+	END { if (all) print s / all }' "$TMP/folded")
+check "folded: >= 90% of init's samples pass through spin_in_ctor, or 60% of its constructor's share, as in JSON ($v; $want)" \
+	awk -v v="$v" -v w="$want" 'BEGIN { exit !(v != "" && (v >= 0.9 || v >= 0.6 * w)) }'
+# Every init sample inside the spin's clock reads (libc's clock_gettime,
+# the vDSO) is unwound back to spin_in_ctor: the unwinder crosses the vDSO
+# with this process's own image of it.
+v=$(awk '/^init;/ && /;(clock_gettime[^;]*|__vdso_[^;]*|\[vdso\][^;]*)( |;)/ {
+	all += $NF; if (/;spin_in_ctor;/) s += $NF } END { print s + 0, all + 0 }' "$TMP/folded")
+check "folded: >= 98% of init's samples in clock_gettime or the vDSO unwind to spin_in_ctor (through it, all: $v)" \
+	awk -v v="$v" 'BEGIN { split(v, a, " "); exit !(a[2] >= 20 && a[1] >= 0.98 * a[2]) }'
 
 # Chrome: the sampled run's track, its samples as instant events inside it.
 "$LDPROF" report --format chrome "$TMP/t.ldprof" >"$TMP/chrome.json"
