@@ -8,7 +8,8 @@ holds too); faults come from the exceptions:page_fault_user tracepoint,
 mappings from the recording's own MMAP2 events. Prints one JSON object:
 "writes" {PATH: N}, the write faults inside _dl_relocate_object; "reads"
 {PATH: N}, the read faults (neither writes nor instruction fetches) in
-both."""
+both; "fetches" {PATH: N}, the instruction fetches inside
+_dl_relocate_object (the IFUNC resolvers it calls)."""
 import json
 import re
 import subprocess
@@ -25,7 +26,7 @@ with tempfile.NamedTemporaryFile(suffix=".data") as data:
     out = subprocess.run(["perf", "script", "-i", data.name, "--show-mmap-events",
                           "-F", "event,trace"], capture_output=True, text=True).stdout
 maps = []  # (lo, hi, path)
-writes, reads = {}, {}
+writes, reads, fetches = {}, {}, {}
 in_reloc = in_versions = False
 
 
@@ -57,4 +58,6 @@ for line in out.splitlines():
             writes[path] = writes.get(path, 0) + 1
         elif not err & 0x12:
             reads[path] = reads.get(path, 0) + 1
-print(json.dumps({"writes": writes, "reads": reads}))
+        elif err & 0x10 and in_reloc:
+            fetches[path] = fetches.get(path, 0) + 1
+print(json.dumps({"writes": writes, "reads": reads, "fetches": fetches}))

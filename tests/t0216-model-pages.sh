@@ -6,7 +6,8 @@
 #   (zeroing its tail) and the .dynamic entries ld.so adjusts in place;
 #   ld.so relocated itself before. Object by object.
 # - read_faults: the read faults on the files' tables ld.so walks (the
-#   relocations, the symbols, hashes, names and versions its lookups read),
+#   relocations, the symbols, hashes, names and versions its lookups read)
+#   and on the code of the IFUNC resolvers it calls (instruction fetches),
 #   one per 64 KiB fault-around window first read, a mean over the load
 #   address's alignments. In all, against the mean of three runs.
 # The kernel's: the faults inside _dl_relocate_object and the version
@@ -88,7 +89,7 @@ reads() {
 	python3 -c 'import json, sys
 run = json.load(open(sys.argv[1]))
 model = sum(l.get("reloc_model_counts", {}).get("read_faults", 0) for l in run["libraries"])
-kernel = [sum(n for p, n in json.load(open(f))["reads"].items() if p.startswith("/") and p != "//anon" and "/ld-linux" not in p) for f in sys.argv[2:]]
+kernel = [sum(n for k in ("reads", "fetches") for p, n in json.load(open(f))[k].items() if p.startswith("/") and p != "//anon" and "/ld-linux" not in p) for f in sys.argv[2:]]
 print("%.1f %.1f" % (model, sum(kernel) / len(kernel)))' "$TMP/run.json" "$TMP/kernel1" "$TMP/kernel2" "$TMP/kernel3"
 }
 # Within 15% or 2 faults. ninja: libstdc++'s 600 KiB of tables (8); the

@@ -389,6 +389,7 @@ void elfobj_close(struct elfobj *o)
 	free(o->vneeds);
 	free(o->vdefs);
 	free(o->symrefs);
+	free(o->irel_resolvers);
 	free(o->interp);
 	free(o->path);
 	free(o);

@@ -178,6 +178,10 @@ struct elfobj {
 	/* The tables ld.so walks to relocate it: DT_RELA (its PLT part aside),
 	   DT_REL, DT_JMPREL, DT_RELR. */
 	struct elf_span reloc_tables[4];
+	/* The IFUNC resolvers its R_X86_64_IRELATIVE relocations call (their
+	   addends): relocation runs their code, whose pages it reads first. */
+	uint64_t *irel_resolvers;
+	size_t nirel_resolvers;
 
 	/* Symbols, hash tables and versions (elfsym.c). */
 	const Elf64_Sym *syms;

@@ -228,6 +228,8 @@ struct reloc_scan {
 	struct reloc_counts c;
 	struct pageset pages;
 	uint32_t max_sym;
+	uint64_t *irel; /* IRELATIVE addends: the resolvers */
+	size_t nirel, irel_cap;
 };
 
 static void scan_rela(const struct table *t, struct reloc_scan *s)
@@ -238,6 +240,10 @@ static void scan_rela(const struct table *t, struct reloc_scan *s)
 		uint32_t sym = (uint32_t)ELF64_R_SYM(r[i].r_info);
 		count_type(&s->c, (uint32_t)ELF64_R_TYPE(r[i].r_info), sym);
 		page_add(&s->pages, r[i].r_offset);
+		if (ELF64_R_TYPE(r[i].r_info) == R_X86_64_IRELATIVE) {
+			GROW(s->irel, s->irel_cap, s->nirel);
+			s->irel[s->nirel++] = (uint64_t)r[i].r_addend;
+		}
 		if (sym > s->max_sym)
 			s->max_sym = sym;
 	}
@@ -392,6 +398,8 @@ int elfobj_read_relocs(struct elfobj *o, uint32_t *nsyms_named, struct errbuf *e
 		scan_rel(&plt, &s);
 	scan_relr(&relr, &s);
 	o->relocs = s.c;
+	o->irel_resolvers = s.irel;
+	o->nirel_resolvers = s.nirel;
 	o->reloc_tables[0] = (struct elf_span){rela.p, rela.n * sizeof(Elf64_Rela)};
 	o->reloc_tables[1] = (struct elf_span){rel.p, rel.n * sizeof(Elf64_Rel)};
 	o->reloc_tables[2] =
