@@ -366,6 +366,53 @@ static int read_tables(struct elfobj *o, struct table *rela, struct table *rel, 
 	return 0;
 }
 
+/*
+ * A COPY relocation writes the whole object it copies, not only the page
+ * of its first byte: ld.so copies the executable's symbol's st_size bytes
+ * (each page of the executable's .bss a zero-fill fault; a 16000-byte
+ * copy took five, by the kernel's page-fault tracepoint).
+ */
+static void copy_pages(const struct elfobj *o, const struct table *t, struct pageset *ps)
+{
+	const Elf64_Rela *r = t->p;
+
+	for (size_t i = 0; i < t->n; i++) {
+		uint32_t sym = (uint32_t)ELF64_R_SYM(r[i].r_info);
+		if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_COPY || sym >= o->nsyms)
+			continue;
+		uint64_t size = o->syms[sym].st_size;
+		for (uint64_t a = r[i].r_offset & ~(uint64_t)4095; size && a < r[i].r_offset + size;
+		     a += 4096)
+			page_add(ps, a > r[i].r_offset ? a : r[i].r_offset);
+	}
+}
+
+static void scan_all(const struct table *rela, const struct table *rel, const struct table *plt,
+		     const struct table *relr, bool plt_rela, struct reloc_scan *s)
+{
+	scan_rela(rela, s);
+	scan_rel(rel, s);
+	if (plt_rela)
+		scan_rela(plt, s);
+	else
+		scan_rel(plt, s);
+	scan_relr(relr, s);
+}
+
+/* reloc_pages and reloc_pages_faulted from the pages relocations write;
+   frees the set. */
+static void count_pages(struct elfobj *o, struct pageset *written)
+{
+	struct pageset loaded = {0};
+
+	o->reloc_pages = page_count(written);
+	loading_writes(o, &loaded);
+	page_count(&loaded);
+	o->reloc_pages_faulted = page_count_except(written, &loaded);
+	free(written->page);
+	free(loaded.page);
+}
+
 /* Whether the PLT relocations are RELA (DT_PLTREL; RELA when absent). */
 static bool plt_is_rela(const struct elfobj *o)
 {
@@ -378,7 +425,6 @@ int elfobj_read_relocs(struct elfobj *o, uint32_t *nsyms_named, struct errbuf *e
 {
 	struct table rela, rel, plt, relr;
 	struct reloc_scan s = {0};
-	struct pageset loaded = {0};
 	bool plt_rela = plt_is_rela(o);
 	int r;
 
@@ -390,13 +436,7 @@ int elfobj_read_relocs(struct elfobj *o, uint32_t *nsyms_named, struct errbuf *e
 	    (r = entsize_ok(o, DT_RELRENT, sizeof(uint64_t), err)) ||
 	    (r = read_tables(o, &rela, &rel, &plt, &relr, plt_rela, err)))
 		return r;
-	scan_rela(&rela, &s);
-	scan_rel(&rel, &s);
-	if (plt_rela)
-		scan_rela(&plt, &s);
-	else
-		scan_rel(&plt, &s);
-	scan_relr(&relr, &s);
+	scan_all(&rela, &rel, &plt, &relr, plt_rela, &s);
 	o->relocs = s.c;
 	o->irel_resolvers = s.irel;
 	o->nirel_resolvers = s.nirel;
@@ -405,12 +445,7 @@ int elfobj_read_relocs(struct elfobj *o, uint32_t *nsyms_named, struct errbuf *e
 	o->reloc_tables[2] =
 		(struct elf_span){plt.p, plt.n * (plt_rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel))};
 	o->reloc_tables[3] = (struct elf_span){relr.p, relr.n * sizeof(uint64_t)};
-	o->reloc_pages = page_count(&s.pages);
-	loading_writes(o, &loaded);
-	page_count(&loaded);
-	o->reloc_pages_faulted = page_count_except(&s.pages, &loaded);
-	free(s.pages.page);
-	free(loaded.page);
+	count_pages(o, &s.pages);
 	/* A symbol table of 2^32 entries cannot be in any file. */
 	if (s.max_sym == UINT32_MAX)
 		return set_err(err, -ENOEXEC, "%s: a relocation names symbol %u", o->path,
@@ -431,5 +466,14 @@ int elfobj_read_symrefs(struct elfobj *o, struct errbuf *err)
 	if ((r = read_tables(o, &rela, &rel, &plt, &relr, plt_rela, err)))
 		return r;
 	build_symrefs(o, &rela, &plt, plt_rela);
+	if (o->relocs.copy) {
+		/* Counted again with the copies' sizes, which the symbol
+		   table gives only now. */
+		struct reloc_scan s = {0};
+		scan_all(&rela, &rel, &plt, &relr, plt_rela, &s);
+		copy_pages(o, &rela, &s.pages);
+		free(s.irel);
+		count_pages(o, &s.pages);
+	}
 	return 0;
 }
