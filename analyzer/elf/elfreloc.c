@@ -375,12 +375,19 @@ static int read_tables(struct elfobj *o, struct table *rela, struct table *rel, 
 static void copy_pages(const struct elfobj *o, const struct table *t, struct pageset *ps)
 {
 	const Elf64_Rela *r = t->p;
+	uint64_t end = 0; /* where the image ends: a hostile size stops there */
 
+	for (size_t i = 0; i < o->nloads; i++)
+		if (o->loads[i].vaddr + o->loads[i].memsz > end)
+			end = o->loads[i].vaddr + o->loads[i].memsz;
 	for (size_t i = 0; i < t->n; i++) {
 		uint32_t sym = (uint32_t)ELF64_R_SYM(r[i].r_info);
-		if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_COPY || sym >= o->nsyms)
+		if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_COPY || sym >= o->nsyms ||
+		    r[i].r_offset >= end)
 			continue;
 		uint64_t size = o->syms[sym].st_size;
+		if (size > end - r[i].r_offset)
+			size = end - r[i].r_offset;
 		for (uint64_t a = r[i].r_offset & ~(uint64_t)4095; size && a < r[i].r_offset + size;
 		     a += 4096)
 			page_add(ps, a > r[i].r_offset ? a : r[i].r_offset);
