@@ -66,4 +66,26 @@ check "a directory is named" grep -q "^ldprof: $TMP/dir: is a directory" "$TMP/e
 mkfifo "$TMP/fifo"
 run_bounded 10 "$LDPROF" deps "$TMP/fifo" >/dev/null 2>"$TMP/err"
 expect_eq "a FIFO: exit 2, no hang" 2 $?
+
+# A COPY relocation whose symbol claims 2^62 bytes in a segment that claims
+# 2^50: the pages it writes are counted within bounds, not for ever (the
+# fuzzer's timeout of 2026-12-05).
+python3 - "$TOP/tools" "$FIX/deps-copy/prog" "$TMP/hostile-copy" <<'PY'
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+from elfimage import ELFFile
+data = bytearray(open(sys.argv[2], "rb").read())
+e = ELFFile(open(sys.argv[2], "rb"))
+ds = e.get_section_by_name(".dynsym")
+for i, sym in enumerate(ds.iter_symbols()):
+    if sym.name in ("pvar", "dvar"):
+        struct.pack_into("<Q", data, ds["sh_offset"] + 24 * i + 16, 1 << 62)
+for i, ph in enumerate(e.iter_segments()):
+    if ph["p_type"] == "PT_LOAD" and ph["p_flags"] & 2:
+        struct.pack_into("<Q", data, e["e_phoff"] + 56 * i + 40, 1 << 50)
+open(sys.argv[3], "wb").write(data)
+PY
+run_bounded 10 "$LDPROF" deps --json "$TMP/hostile-copy" >"$TMP/out" 2>"$TMP/err"
+st=$?
+check "a copy of 2^62 bytes: an answer within 10 s, no crash (exit $st)" test $st -eq 0 -o $st -eq 2
 done_testing

@@ -370,27 +370,31 @@ static int read_tables(struct elfobj *o, struct table *rela, struct table *rel, 
  * A COPY relocation writes the whole object it copies, not only the page
  * of its first byte: ld.so copies the executable's symbol's st_size bytes
  * (each page of the executable's .bss a zero-fill fault; a 16000-byte
- * copy took five, by the kernel's page-fault tracepoint).
+ * copy took five, by the kernel's page-fault tracepoint). Within the
+ * segment that holds it, and at most COPY_PAGES_MAX pages: a hostile file
+ * may claim any size, and no real copy comes near 256 MiB.
  */
+#define COPY_PAGES_MAX 65536
+
 static void copy_pages(const struct elfobj *o, const struct table *t, struct pageset *ps)
 {
 	const Elf64_Rela *r = t->p;
-	uint64_t end = 0; /* where the image ends: a hostile size stops there */
 
-	for (size_t i = 0; i < o->nloads; i++)
-		if (o->loads[i].vaddr + o->loads[i].memsz > end)
-			end = o->loads[i].vaddr + o->loads[i].memsz;
 	for (size_t i = 0; i < t->n; i++) {
 		uint32_t sym = (uint32_t)ELF64_R_SYM(r[i].r_info);
-		if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_COPY || sym >= o->nsyms ||
-		    r[i].r_offset >= end)
+		if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_COPY || sym >= o->nsyms)
 			continue;
-		uint64_t size = o->syms[sym].st_size;
-		if (size > end - r[i].r_offset)
-			size = end - r[i].r_offset;
-		for (uint64_t a = r[i].r_offset & ~(uint64_t)4095; size && a < r[i].r_offset + size;
-		     a += 4096)
-			page_add(ps, a > r[i].r_offset ? a : r[i].r_offset);
+		uint64_t at = r[i].r_offset, size = o->syms[sym].st_size, room = 0;
+		for (size_t k = 0; k < o->nloads; k++)
+			if (at >= o->loads[k].vaddr && at - o->loads[k].vaddr < o->loads[k].memsz)
+				room = o->loads[k].memsz - (at - o->loads[k].vaddr);
+		if (size > room)
+			size = room;
+		if (size > (uint64_t)COPY_PAGES_MAX * 4096)
+			size = (uint64_t)COPY_PAGES_MAX * 4096;
+		uint64_t pages = (at % 4096 + size + 4095) / 4096;
+		for (uint64_t k = 1; k < pages; k++) /* the first page is in already */
+			page_add(ps, (at & ~(uint64_t)4095) + k * 4096);
 	}
 }
 
