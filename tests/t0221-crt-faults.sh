@@ -63,7 +63,11 @@ for p in "sh|$TOP/samples/sh.dynamic $TOP/samples/foo" "cxx|$M/dyn-cxx" \
 		held "$name" '$2 > $3 + $4 + 0.25 || $2 < $3 + $4 - 0.25' \
 			"the layout's count is the faults taken"
 	fi
-	held "$name" '$4 >= 0.9 && $6 <= 2 && $7 < $8 / 2' \
+	# A quarter of the run's fault cost: on a busy machine (faults of 28.6
+	# us) libsasl2's faulting _fini measured 14.2 us, a read fault in
+	# cached text being cheaper than the fault the run prices; a fault
+	# missed is the 1 us of a _fini that takes none.
+	held "$name" '$4 >= 0.9 && $6 <= 2 && $7 < $8 / 4' \
 		"a _fini that faults shows in the measured fini"
 done
 done_testing
