@@ -109,4 +109,18 @@ check "libc's start-up is priced ($libc us) and most of what a process pays (int
 # come back is libc's start charged to a program that has none.
 check "the program without libc is modelled within 10 us or a tenth of libc's $libc (measured, model: $(fitted nolibc))" \
 	sh -c "echo '$(fitted nolibc)' | awk -v l='$libc' '{ d = \$1 - \$2; if (d < 0) d = -d; exit !(NF == 2 && (d < 10 || d < l / 10)) }'"
+# gen-reloc-lib -k K: the references reach every K-th function of the
+# other library, spread over K times the pages of its tables (the
+# experiment of docs/model.md, "Tables spread over more pages"). The
+# replay finds each where ld.so would.
+g=$TOP/tools/gen-reloc-lib
+"$g" -e 400 -n kp >"$TMP/kp.c" && "$g" -x 100 -X kp -k 4 -S -n ku >"$TMP/ku.c" &&
+	cc -shared -fPIC -o "$TMP/libkp.so" "$TMP/kp.c" -Wl,-soname,libkp.so &&
+	cc -shared -fPIC -o "$TMP/libku.so" "$TMP/ku.c" -L"$TMP" -lkp -Wl,-soname,libku.so
+"$LDPROF" deps -b -L "$TMP" "$TMP/libku.so" >"$TMP/kb" 2>"$TMP/e"
+expect_eq "-k 4: 100 references, each to a multiple of 4, found in libkp" "100 0 100" \
+	"$(awk '$1 ~ /^kp_f/ { i = substr($1, 5); n++; if (i % 4) bad++; if ($3 ~ /libkp.so$/) kp++ }
+		END { print n + 0, bad + 0, kp + 0 }' "$TMP/kb")"
+"$g" -k 0 -x 1 -X kp >/dev/null 2>&1
+expect_eq "-k 0: a usage error" 2 $?
 done_testing
