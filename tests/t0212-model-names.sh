@@ -92,6 +92,15 @@ expect_eq "a read fault is priced at the fault cost measured ($(json_eval "$TMP/
 check "the calibration programs read their tables with faults (names-160: $(feat names-160 read_faults))" \
 	awk -v r="$(feat names-160 read_faults)" -v s="$(feat symbolic-3000 read_faults)" \
 	'BEGIN { exit !(r > s && s > 0) }'
+# The first read of a page costs beyond its lines (pages_read): sparse-8's
+# 2000 lookups read a 64-byte name and a symbol entry in every 8th of
+# 16000, over the 250 pages of those names and the 94 of their entries;
+# xnames-64's 2000 read all of one library's 2000, 44 pages of them.
+check "sparse-8 reads 300 to 450 pages more than xnames-64 ($(feat sparse-8 pages_read) against $(feat xnames-64 pages_read))" \
+	awk -v s="$(feat sparse-8 pages_read)" -v x="$(feat xnames-64 pages_read)" \
+	'BEGIN { exit !(s - x >= 300 && s - x <= 450) }'
+expect_eq "and the fit has a price for it" true \
+	"$(json_eval "$TMP/cal.json" "'pages_read' in d['coef_us'] and d['coef_us']['pages_read'] >= 0")"
 # libc's own start-up work, against a program that loads no library: it
 # is counted on libc alone, and it is what the per-process intercept held.
 check "libc is counted once in a program with libc" test "$(feat base libc)" = 1

@@ -141,6 +141,7 @@ static void add_work(struct lookup_work *w, const struct memo_slot *s)
 	w->cmp_bytes += s->cmp_bytes;
 	w->cold_lines += s->cold_lines;
 	w->read_fault_16ths += s->read_fault_16ths;
+	w->pages_read += s->pages_read;
 }
 
 static bool is_ifunc(const struct process *p, const struct lookup_result *res)
@@ -179,6 +180,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 	w->cmp_bytes += wr.cmp_bytes;
 	w->cold_lines += wr.cold_lines;
 	w->read_fault_16ths += wr.read_fault_16ths;
+	w->pages_read += wr.pages_read;
 	if (mu->build && !res->unique)
 		mu->build->slot[i] =
 			(struct memo_slot){found ? p->obj[res->val.obj]->scope_pos : -1,
@@ -191,6 +193,7 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 					   (uint32_t)wr.cmp_bytes,
 					   (uint32_t)wr.cold_lines,
 					   (uint32_t)wr.read_fault_16ths,
+					   (uint32_t)wr.pages_read,
 					   true,
 					   found && is_ifunc(p, res)};
 	return found;
@@ -447,6 +450,7 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 		bs->total.cmp_bytes += w->cmp_bytes;
 		bs->total.cold_lines += w->cold_lines;
 		bs->total.read_fault_16ths += w->read_fault_16ths;
+		bs->total.pages_read += w->pages_read;
 	}
 	bind_versions(p, bs);
 	bind_imports_compute(p, bs);

@@ -104,6 +104,10 @@ static bool mapped_already(const struct elfobj *o)
 /*
  * A page of o's file read for the first time in the process is a page
  * fault, unless an earlier fault in its 64 KiB window mapped it already.
+ * Either way its first read costs more than a cache miss (pages_read): on
+ * the virtual machines ldprof was calibrated on, the first access to a
+ * page that fault-around mapped takes 1.7 to 5.5 us and no fault
+ * (docs/model.md, "The first read of a page").
  * The window's alignment to the file follows the load address, which is
  * page-aligned at random, so w counts the mean over the 16 alignments, in
  * 16ths: each alignment keeps its own set of windows mapped. Keyed by the
@@ -120,6 +124,8 @@ static void touch_pages(struct unique_table *u, struct lookup_work *w, const str
 		if (line_seen(&u->pages, pg))
 			continue;
 		line_add(&u->pages, pg);
+		if (w)
+			w->pages_read++;
 		for (uint64_t r = 0; r < FAULT_WINDOW_PAGES; r++) {
 			uint64_t window = (pg + r) / FAULT_WINDOW_PAGES * FAULT_WINDOW_PAGES + r;
 			if (line_seen(&u->windows, window))

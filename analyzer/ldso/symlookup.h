@@ -35,6 +35,7 @@ struct lookup_work {
 	uint64_t cmp_bytes;	/* bytes those full comparisons read */
 	uint64_t cold_lines;	/* 64-byte lines of names and tables read first (see touch) */
 	uint64_t read_fault_16ths; /* page faults those reads take, in 16ths (see touch) */
+	uint64_t pages_read;	   /* 4 KiB pages those reads touch first (see touch) */
 };
 
 /* A symbol ld.so found: object index and symbol index, or obj -1. */

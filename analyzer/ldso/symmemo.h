@@ -23,6 +23,7 @@ struct memo_slot {
 	uint32_t probes, deep_probes, bloom_rejects, chain, strcmps, cmp_bytes;
 	uint32_t cold_lines; /* as the program that built the memo read them first */
 	uint32_t read_fault_16ths; /* likewise */
+	uint32_t pages_read;	   /* likewise */
 	bool ok;	     /* a reusable answer */
 	bool ifunc;	     /* the definition is an IFUNC */
 };

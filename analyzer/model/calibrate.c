@@ -104,6 +104,14 @@ static size_t plan(bool quick, struct prog_spec *ps)
 		add_lib(p, "prov", "-e %d -n prov", 2000);
 		add_lib(p, "user", "-x %d -X prov -n user", 2000);
 	}
+	/*
+	 * A large library's lookups read a name and a symbol entry in each of
+	 * many pages, as a program's into a real library do: the first read of
+	 * each page, which the fault before it mapped, costs (pages_read).
+	 */
+	NEW("sparse-8");
+	add_lib(p, "prov", "-e %d -l 64 -n prov", 16000);
+	add_lib(p, "user", "-x %d -X prov -k 8 -l 64 -S -n user", 2000);
 	for (size_t i = 0; i < 2; i++) {
 		/* -z pack-relative-relocs: the same relative work as DT_RELR. */
 		NEW("relr-%ld", relr[i]);

@@ -62,6 +62,7 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_CMP_BYTES] = (double)b->work.cmp_bytes;
 	f[MF_COLD_LINES] = (double)b->work.cold_lines;
 	f[MF_READ_FAULTS] = (double)b->work.read_fault_16ths / 16;
+	f[MF_PAGES_READ] = (double)b->work.pages_read;
 	f[MF_CACHED] = (double)b->work.cached;
 	f[MF_TLS] = (double)e->relocs.tls;
 	f[MF_IFUNC] = (double)b->ifunc_calls;

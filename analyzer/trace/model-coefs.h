@@ -28,6 +28,7 @@ enum model_feat {
 	MF_LIBC,       /* 1 for libc: its start-up work no count above captures */
 	MF_DEEP_PROBES, /* probes past the first 12 objects of the scope: dearer */
 	MF_READ_FAULTS, /* page faults on the files' tables ld.so reads (a mean) */
+	MF_PAGES_READ, /* pages of the files those reads touch first in the process */
 	MODEL_NFEAT,
 };
 
