@@ -101,6 +101,12 @@ check "sparse-8 reads 300 to 450 pages more than xnames-64 ($(feat sparse-8 page
 	'BEGIN { exit !(s - x >= 300 && s - x <= 450) }'
 expect_eq "and the fit has a price for it" true \
 	"$(json_eval "$TMP/cal.json" "'pages_read' in d['coef_us'] and d['coef_us']['pages_read'] >= 0")"
+# RELRO's pages (relro_pages): relro-24's 24 const pointers, a page each,
+# put 24 pages and the GOT's in its library's RELRO, which ld.so's
+# mprotect covers; pages-32's library has one page of RELRO.
+check "relro-24's library has 24 to 26 more pages of RELRO than pages-32's ($(feat relro-24 relro_pages) against $(feat pages-32 relro_pages))" \
+	awk -v r="$(feat relro-24 relro_pages)" -v p="$(feat pages-32 relro_pages)" \
+	'BEGIN { exit !(r - p >= 24 && r - p <= 26) }'
 # libc's own start-up work, against a program that loads no library: it
 # is counted on libc alone, and it is what the per-process intercept held.
 check "libc is counted once in a program with libc" test "$(feat base libc)" = 1

@@ -246,8 +246,14 @@ static void read_loads(struct elfobj *o)
 	o->loads = xcalloc(o->nphdr + 1, sizeof *o->loads);
 	for (size_t i = 0; i < o->nphdr; i++) {
 		const GElf_Phdr *p = &o->phdr[i];
-		if (p->p_type == PT_GNU_RELRO)
+		if (p->p_type == PT_GNU_RELRO) {
 			o->relro_size = p->p_memsz;
+			/* _dl_protect_relro: from the page of its start to that
+			   of its end, both rounded down (the load address is a
+			   page's). */
+			if (p->p_memsz <= UINT64_MAX - p->p_vaddr)
+				o->relro_pages = ((p->p_vaddr + p->p_memsz) >> 12) - (p->p_vaddr >> 12);
+		}
 		if (p->p_type != PT_LOAD)
 			continue;
 		o->loads[o->nloads++] = (struct elf_load_seg){

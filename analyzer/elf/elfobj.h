@@ -154,6 +154,7 @@ struct elfobj {
 	struct elf_load_seg *loads;
 	size_t nloads;
 	uint64_t relro_size; /* PT_GNU_RELRO, 0 when absent */
+	uint64_t relro_pages; /* the 4 KiB pages ld.so's mprotect of it covers */
 
 	/* The dynamic segment; all NULL/0 for a static object. */
 	GElf_Dyn *dyn;

@@ -44,6 +44,7 @@ static const char *const feat_names[MODEL_NFEAT] = {
 	[MF_DEEP_PROBES] = "deep_probes",
 	[MF_READ_FAULTS] = "read_faults",
 	[MF_PAGES_READ] = "pages_read",
+	[MF_RELRO_PAGES] = "relro_pages",
 };
 
 const char *model_feat_name(enum model_feat f)
@@ -178,7 +179,8 @@ _Static_assert(MODEL_NFEAT < 31, "a bit per count below SEEN_INTERCEPT");
 static uint32_t required_coefs(void)
 {
 	return ((1u << MODEL_NFEAT) - 1) & ~(1u << MF_LIBC) & ~(1u << MF_DEEP_PROBES) &
-	       ~(1u << MF_READ_FAULTS) & ~(1u << MF_PAGES_READ);
+	       ~(1u << MF_READ_FAULTS) & ~(1u << MF_PAGES_READ) &
+	       ~(1u << MF_RELRO_PAGES);
 }
 
 /* The first count whose coefficient the file lacked, or NULL. */
