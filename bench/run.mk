@@ -15,6 +15,7 @@ $(ABEXEC): bench/abexec.c $(ANALYZER_LIB)
 
 # One run under perf, to list its page faults one by one (bench-faults).
 FAULTRUN := $(B)/bench/faultrun
+VM_COSTS := $(B)/bench/vm-costs
 $(FAULTRUN): bench/faultrun.c $(ANALYZER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ANALYZER_CFLAGS) -o $@ $< $(ANALYZER_LIB) $(ANALYZER_LIBS)
@@ -37,7 +38,7 @@ $(MIN_RECORD): bench/min-record.c bench/min-record.lds $(B)/preload/shim-elfsym.
 	preload/check-shim-deps $@
 
 # t0125 compares the shim's page faults with the floor's, run by abexec and faultrun.
-check-shell: $(ABEXEC) $(FAULTRUN) $(MIN_AUDIT_RO)
+check-shell: $(ABEXEC) $(FAULTRUN) $(MIN_AUDIT_RO) $(VM_COSTS)
 
 AUDIT_ABS   = $(CURDIR)/$(SHIM_AUDIT)
 PRELOAD_ABS = $(CURDIR)/$(SHIM_PRELOAD)
@@ -133,3 +134,19 @@ bench-audit: $(LDPROF)
 	@echo
 
 BENCHES += bench-audit
+
+# make bench-vm: what this machine charges for a page's first read and for
+# an mprotect's pages, which the cost model counts (pages_read,
+# relro_pages; docs/model.md, "The first read of a page"), against libc's
+# file, which every machine has in its page cache.
+$(VM_COSTS): bench/vm-costs.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+
+.PHONY: bench-vm
+bench-vm: $(VM_COSTS)
+	@echo "== the machine's price for a page's first read and for an mprotect's pages"
+	@$(VM_COSTS) $$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+	@echo
+
+BENCHES += bench-vm

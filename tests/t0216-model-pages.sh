@@ -10,6 +10,8 @@
 #   and on the code of the IFUNC resolvers it calls (instruction fetches),
 #   one per 64 KiB fault-around window first read, a mean over the load
 #   address's alignments. In all, against the mean of three runs.
+# - relro_pages: the pages ld.so's mprotect makes read-only after
+#   relocating each object, against strace's.
 # The kernel's: the faults inside _dl_relocate_object and the version
 # check, by uprobe and the page-fault tracepoint (root and perf; skipped
 # without them).
@@ -38,6 +40,43 @@ facts "$m/with-page" >"$TMP/page"
 page=$(grep '/libpage.so ' "$TMP/page")
 check "one relocation on each of 300 pages: 300 faulted, the written page loading wrote aside ($page)" \
 	sh -c "echo '$page' | awk '{ exit !(\$4 >= 300 && \$4 <= 301 && \$3 - \$4 <= 2) }'"
+
+# relro_pages: the pages of each object's RELRO that ld.so makes read-only,
+# against strace's mprotect(..., PROT_READ) calls (an oracle that is not
+# ours): the same pages in all, for programs whose objects have at most 33.
+relro_vs_strace() { # PROGRAM ARGS: "model strace"
+	"$LDPROF" -n 2 --json "$@" 2>/dev/null | python3 -c 'import json, sys
+print(sum((o.get("reloc_model_counts") or {}).get("relro_pages", 0) for o in json.load(sys.stdin)["libraries"]))' \
+		>"$TMP/relro.model"
+	strace -f -qq -e trace=mprotect -o "$TMP/relro.strace" "$@" >/dev/null 2>&1
+	printf '%s %s\n' "$(cat "$TMP/relro.model")" \
+		"$(awk -F', ' '/PROT_READ\)/ { n += $2 / 4096 } END { print n + 0 }' "$TMP/relro.strace")"
+}
+use_calibration
+if command -v strace >/dev/null 2>&1; then
+	for prog in "$TOP/samples/sh.dynamic $TOP/samples/foo" "/bin/bash -c exit"; do
+		# shellcheck disable=SC2086 # the command's words
+		r=$(relro_vs_strace $prog)
+		name=${prog%% *}
+		check "relro_pages: ${name##*/}'s RELRO pages are those ld.so's mprotect makes read-only (model, strace: $r)" \
+			sh -c "echo '$r' | awk '{ exit !(NF == 2 && \$1 > 0 && \$1 == \$2) }'"
+	done
+else
+	skip "strace is not installed: the RELRO pages against it"
+	skip "strace is not installed: the RELRO pages against it"
+fi
+
+# bench/vm-costs (make bench-vm) measures what pages_read and relro_pages
+# price; it refuses a file too small to fill a fault-around window.
+vm=$LDPROF_BUILD/bench/vm-costs
+head -c 100 /etc/passwd >"$TMP/small"
+"$vm" "$TMP/small" >/dev/null 2>"$TMP/vm.err"
+expect_eq "bench/vm-costs: a file under 64 KiB is refused" 1 $?
+check "with why" grep -q "^vm-costs: .*small: not a readable file of 64 KiB or more" "$TMP/vm.err"
+"$vm" "$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)" 3 >"$TMP/vm.out"
+check "and on libc prints the first read's price and the mprotects' ($(head -1 "$TMP/vm.out"))" \
+	sh -c "grep -q '^first read of a page fault-around mapped: [0-9]* cycles' '$TMP/vm.out' &&
+		test \$(grep -c '^mprotect of ' '$TMP/vm.out') = 4"
 
 group=ldprof_t0216
 need_uprobes "$group" 'rel=_dl_relocate_object' 'relret=_dl_relocate_object%return' \

@@ -106,8 +106,8 @@ static bool mapped_already(const struct elfobj *o)
  * fault, unless an earlier fault in its 64 KiB window mapped it already.
  * Either way its first read costs more than a cache miss (pages_read): on
  * the virtual machines ldprof was calibrated on, the first access to a
- * page that fault-around mapped takes 1.7 to 5.5 us and no fault
- * (docs/model.md, "The first read of a page").
+ * page that fault-around mapped takes 0.3 to 1.3 us and no fault
+ * (make bench-vm; docs/model.md, "The first read of a page").
  * The window's alignment to the file follows the load address, which is
  * page-aligned at random, so w counts the mean over the 16 alignments, in
  * 16ths: each alignment keeps its own set of windows mapped. Keyed by the
