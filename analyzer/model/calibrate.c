@@ -104,15 +104,15 @@ static size_t plan(bool quick, struct prog_spec *ps)
 		add_lib(p, "prov", "-e %d -n prov", 2000);
 		add_lib(p, "user", "-x %d -X prov -n user", 2000);
 	}
+	/* Relative pointers that are const: in the RELRO segment, whose pages
+	   ld.so's mprotect flushes one by one (relro_pages). */
+	NEW("relro-24");
+	add_lib(p, "rr", "-r %d -p %d -R -n rr", 24, 24);
 	/*
 	 * A large library's lookups read a name and a symbol entry in each of
 	 * many pages, as a program's into a real library do: the first read of
 	 * each page, which the fault before it mapped, costs (pages_read).
 	 */
-	/* Relative pointers that are const: in the RELRO segment, whose pages
-	   ld.so's mprotect flushes one by one (relro_pages). */
-	NEW("relro-24");
-	add_lib(p, "rr", "-r %d -p %d -R -n rr", 24, 24);
 	NEW("sparse-8");
 	add_lib(p, "prov", "-e %d -l 64 -n prov", 16000);
 	add_lib(p, "user", "-x %d -X prov -k 8 -l 64 -S -n user", 2000);
