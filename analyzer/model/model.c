@@ -65,8 +65,9 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_PAGES_READ] = (double)b->work.pages_read;
 	/* The kernel flushes an mprotect's pages from the TLB one by one up to
 	   its ceiling (tlb_single_page_flush_ceiling, 33), each a few us on
-	   these machines, and the whole TLB at once past it. */
-	f[MF_RELRO_PAGES] = (double)(e->relro_pages < 33 ? e->relro_pages : 33);
+	   these machines, and the whole TLB at once past it. The first page
+	   is in every object's fixed cost (objects): the pages past it. */
+	f[MF_RELRO_PAGES] = e->relro_pages > 1 ? (double)((e->relro_pages < 33 ? e->relro_pages : 33) - 1) : 0;
 	f[MF_CACHED] = (double)b->work.cached;
 	f[MF_TLS] = (double)e->relocs.tls;
 	f[MF_IFUNC] = (double)b->ifunc_calls;

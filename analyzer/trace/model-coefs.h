@@ -29,7 +29,7 @@ enum model_feat {
 	MF_DEEP_PROBES, /* probes past the first 12 objects of the scope: dearer */
 	MF_READ_FAULTS, /* page faults on the files' tables ld.so reads (a mean) */
 	MF_PAGES_READ, /* pages of the files those reads touch first in the process */
-	MF_RELRO_PAGES, /* pages the RELRO mprotect flushes, one by one (at most 33) */
+	MF_RELRO_PAGES, /* pages the RELRO mprotect flushes past its first (to the 33rd) */
 	MODEL_NFEAT,
 };
 
