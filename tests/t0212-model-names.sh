@@ -118,15 +118,15 @@ libc=$(json_eval "$TMP/cal.json" "d['coef_us']['libc']")
 intercept=$(json_eval "$TMP/cal.json" "d['intercept_us']")
 check "libc's start-up is priced ($libc us) and most of what a process pays (intercept $intercept us)" \
 	awk -v l="$libc" -v i="$intercept" 'BEGIN { exit !(l > 10 && l > 3 * i) }'
-# Within 15 us, or a tenth of libc's price: the fit's residuals on the
-# other programs are tens of us (base's -25 and -63 us in one morning), and one
-# busy make check modelled nolibc 13.8 us above its 9.9; its two objects'
-# fixed cost and ld.so's second RELRO page (relro_pages) came to 15.7 us
-# against 7.1 measured, 11.6 over in a fresh clone's CI, where libc's
-# price was 48.8. What must not come back is libc's start, tens of us at
-# the least, charged to a program that has none.
-check "the program without libc is modelled within 15 us or a tenth of libc's $libc (measured, model: $(fitted nolibc))" \
-	sh -c "echo '$(fitted nolibc)' | awk -v l='$libc' '{ d = \$1 - \$2; if (d < 0) d = -d; exit !(NF == 2 && (d < 15 || d < l / 10)) }'"
+# Within 30 us, or a quarter of libc's price: the fit's residuals on the
+# other programs are tens of us (base's -25 and -63 us in one morning),
+# and the per-object prices (objects, relro_pages), which nolibc's two
+# objects pay, move between quick fits: it was modelled 8.5 us over its
+# 7.1 here and 24.1 over its 8.9 in a fresh clone's CI (libc 96 us).
+# What must not come back is libc's start, 48 us at the least in every
+# calibration seen, charged to a program that has none.
+check "the program without libc is modelled within 30 us or a quarter of libc's $libc (measured, model: $(fitted nolibc))" \
+	sh -c "echo '$(fitted nolibc)' | awk -v l='$libc' '{ d = \$1 - \$2; if (d < 0) d = -d; exit !(NF == 2 && (d < 30 || d < l / 4)) }'"
 # gen-reloc-lib -k K: the references reach every K-th function of the
 # other library, spread over K times the pages of its tables (the
 # experiment of docs/model.md, "The first read of a page"). The
