@@ -15,7 +15,6 @@ $(ABEXEC): bench/abexec.c $(ANALYZER_LIB)
 
 # One run under perf, to list its page faults one by one (bench-faults).
 FAULTRUN := $(B)/bench/faultrun
-VM_COSTS := $(B)/bench/vm-costs
 $(FAULTRUN): bench/faultrun.c $(ANALYZER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ANALYZER_CFLAGS) -o $@ $< $(ANALYZER_LIB) $(ANALYZER_LIBS)
@@ -36,6 +35,10 @@ $(MIN_RECORD): bench/min-record.c bench/min-record.lds $(B)/preload/shim-elfsym.
 	$(CC) $(SHIM_CFLAGS) -Ipreload $(SHIM_LDFLAGS) -Wl,-T,bench/min-record.lds -o $@ \
 		bench/min-record.c $(B)/preload/shim-elfsym.o
 	preload/check-shim-deps $@
+
+# What the machine charges for a page's first read and an mprotect's pages
+# (make bench-vm, below; t0216 checks the tool).
+VM_COSTS := $(B)/bench/vm-costs
 
 # t0125 compares the shim's page faults with the floor's, run by abexec and faultrun.
 check-shell: $(ABEXEC) $(FAULTRUN) $(MIN_AUDIT_RO) $(VM_COSTS)

@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -77,15 +76,18 @@ static double first_reads(int fd)
 	return faults() != f ? -1 : (double)sum / (WINDOW_PAGES - 1);
 }
 
-/* The cycles of an mprotect to read-only of n private pages just written. */
+/* The cycles of an mprotect to read-only of n private pages just written
+   (exits when it cannot map them). */
 static double mprotect_cycles(int n)
 {
 	char *p = mmap(NULL, (size_t)(n + 2) * PAGE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	unsigned long long t;
 
-	if (p == MAP_FAILED)
-		return -1;
+	if (p == MAP_FAILED) {
+		perror("vm-costs: mmap");
+		exit(1);
+	}
 	for (int i = 0; i < n + 2; i++)
 		p[i * PAGE] = 1;
 	t = tsc();
@@ -149,5 +151,5 @@ int main(int argc, char **argv)
 		printf("mprotect of %2d written pages: %.0f cycles, %.1f us\n", sizes[k], m[k],
 		       m[k] / per_us);
 	printf("per page flushed (1 to 32 pages): %.2f us\n", (m[2] - m[0]) / 31 / per_us);
-	return ferror(stdout) || fflush(stdout) ? 1 : 0;
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
 }

@@ -42,6 +42,21 @@ void model_object_savings(const struct model_coefs *m, const double feat[MODEL_N
 	s->self_bind = is_executable ? 0 : af->self_binds * per_lookup;
 }
 
+/*
+ * The kernel flushes an mprotect's pages from the TLB one by one up to its
+ * ceiling (tlb_single_page_flush_ceiling), each a few us on these
+ * machines, and the whole TLB at once past it. The first page is in every
+ * object's fixed cost (objects): the pages past it.
+ */
+#define TLB_FLUSH_CEILING 33
+
+static double relro_flushed(uint64_t pages)
+{
+	if (pages > TLB_FLUSH_CEILING)
+		pages = TLB_FLUSH_CEILING;
+	return pages > 1 ? (double)(pages - 1) : 0;
+}
+
 /* One loaded object's counts, as the analyzer replayed ld.so. */
 static void object_features(const struct dso *d, const struct obj_binding *b, double *f)
 {
@@ -63,11 +78,7 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_COLD_LINES] = (double)b->work.cold_lines;
 	f[MF_READ_FAULTS] = (double)b->work.read_fault_16ths / 16;
 	f[MF_PAGES_READ] = (double)b->work.pages_read;
-	/* The kernel flushes an mprotect's pages from the TLB one by one up to
-	   its ceiling (tlb_single_page_flush_ceiling, 33), each a few us on
-	   these machines, and the whole TLB at once past it. The first page
-	   is in every object's fixed cost (objects): the pages past it. */
-	f[MF_RELRO_PAGES] = e->relro_pages > 1 ? (double)((e->relro_pages < 33 ? e->relro_pages : 33) - 1) : 0;
+	f[MF_RELRO_PAGES] = relro_flushed(e->relro_pages);
 	f[MF_CACHED] = (double)b->work.cached;
 	f[MF_TLS] = (double)e->relocs.tls;
 	f[MF_IFUNC] = (double)b->ifunc_calls;
