@@ -11,6 +11,7 @@
 
 #include "base/stats.h"
 #include "model/cache-state.h"
+#include "model/sched-state.h"
 #include "trace/trace.h"
 
 enum phase { PH_EXEC, PH_LOAD, PH_RELOCATE, PH_INIT, PH_MAIN, PH_EXIT, PH_COUNT };
@@ -120,6 +121,7 @@ struct report {
 	double reloc_measured_us;
 	bool reloc_measured_calm;
 	struct cache_state cache; /* the shared cache during the runs (cache-state.h) */
+	struct sched_state sched; /* the scheduler's preemptions (sched-state.h) */
 	bool interrupted;
 	/* The static-link verdict and ranked advice, when the model gave them. */
 	bool have_verdict;
@@ -154,7 +156,7 @@ void report_add_note(struct report *rep, char *note);
  * it. Returns how many caveats it put in notes (allocated), for report_build
  * to add to the report's notes.
  */
-enum { VERDICT_NOTES = 6 };
+enum { VERDICT_NOTES = 7 };
 size_t verdict_build(const struct trace *t, struct report *rep, char *notes[VERDICT_NOTES]);
 
 /*

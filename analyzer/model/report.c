@@ -452,6 +452,7 @@ void report_build(const struct trace *t, struct report *rep)
 	count_outcomes(t, rep->profiled, rep);
 	summarize_breakdowns(t, bd, nbd, &s, rep);
 	cache_state_build(t, bd, nbd, t->model.line_hot_ns, &rep->cache);
+	sched_state_build(t, rep->profiled, &rep->sched);
 	rep->reloc_measured_us = cache_state_calm_reloc(&rep->cache);
 	rep->reloc_measured_calm = !isnan(rep->reloc_measured_us);
 	if (!rep->reloc_measured_calm)

@@ -434,6 +434,26 @@ static char *unwind_note(const struct trace *t, const struct report *rep)
 }
 
 /* The verdict's caveats, as notes (allocated) for report_build to add. */
+/*
+ * A busy machine: the verdict's parts are medians of phases, which few
+ * preemptions reach, while a static build's run, shorter, would be
+ * preempted less often than the dynamic one's; the difference of the two
+ * builds' medians then grows by what the preemptions add to the longer.
+ */
+static char *sched_note(const struct report *rep)
+{
+	const struct sched_state *ss = &rep->sched;
+
+	if (!(sched_state_pct(ss) >= SCHED_BUSY_PCT))
+		return NULL;
+	return xasprintf("the scheduler preempted %zu of %zu runs for another task: on a machine "
+			 "this busy a static build, whose run is shorter, is preempted less often, "
+			 "and the measured difference between the builds grows by what the "
+			 "preemptions add to the longer run, which the verdict does not count "
+			 "(docs/model.md)",
+			 ss->preempted, ss->runs);
+}
+
 static size_t caveats(const struct trace *t, const struct report *rep, char *notes[VERDICT_NOTES])
 {
 	const struct static_facts *sf = &t->static_side;
@@ -462,6 +482,8 @@ static size_t caveats(const struct trace *t, const struct report *rep, char *not
 			"that execs tears them down (docs/model.md measures it on dar -V); the "
 			"verdict does not count forks",
 			sf->spawn_example);
+	if ((notes[n] = sched_note(rep)))
+		n++;
 	if (dl)
 		notes[n++] = xasprintf("the program dlopen()s %zu objects while it runs: a "
 				       "static build cannot, unless it keeps a dynamic loader "

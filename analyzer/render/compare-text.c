@@ -101,6 +101,22 @@ static void only_rows(FILE *f, const struct compare *c)
 	}
 }
 
+/*
+ * When the scheduler preempted some runs: the longer program is preempted
+ * more often, which widens the difference (model/sched-state.h).
+ */
+static void sched_line(FILE *f, const struct compare *c)
+{
+	const struct sched_state *a = &c->rep[0].sched, *b = &c->rep[1].sched;
+
+	if (!a->preempted && !b->preempted)
+		return;
+	fprintf(f,
+		"  (the scheduler preempted %.0f%% of A's runs and %.0f%% of B's for another task: "
+		"on a busy machine the longer program is preempted more often)\n",
+		sched_state_pct(a), sched_state_pct(b));
+}
+
 static int render_text_compare(FILE *f, void *arg, struct errbuf *err)
 {
 	const struct job *j = arg;
@@ -122,6 +138,7 @@ static int render_text_compare(FILE *f, void *arg, struct errbuf *err)
 		"  (medians of %zu plain runs of each, interleaved A B A B; timed from the last "
 		"timestamp before execve to reaping)\n",
 		c->pairs);
+	sched_line(f, c);
 	if (c->t[0]->follow && c->t[1]->follow) { /* -f: the workloads, not their top processes */
 		render_workload_compare(f, c->t, (const char *const[2]){"A", "B"}, &st);
 		return 0;

@@ -279,6 +279,10 @@ static void per_run(struct json *j, const struct report *rep)
 		json_num(j, "total_us", trace_run_us(t, r));
 		status_fields(j, r->wait_status);
 		json_int(j, "minflt", r->usage.minflt);
+		if (r->usage.nivcsw >= 0)
+			json_int(j, "preemptions", r->usage.nivcsw);
+		else
+			json_null(j, "preemptions");
 		const struct run_breakdown *bd = report_breakdown(rep, i);
 		if (bd) {
 			json_arr_open(j, "phases_us");
@@ -372,6 +376,25 @@ static void cache_state(struct json *j, const struct report *rep)
 	json_num(j, "relocate_uncontended_us", c->reloc_calm.n ? c->reloc_calm.median : NAN);
 	json_num(j, "relocate_contended_us",
 		 c->reloc_contended.n ? c->reloc_contended.median : NAN);
+	json_obj_close(j);
+}
+
+/* The scheduler's preemptions during the runs (model/sched-state.h). */
+static void sched_state(struct json *j, const struct report *rep)
+{
+	const struct sched_state *ss = &rep->sched;
+
+	if (!ss->runs) {
+		json_null(j, "scheduler");
+		return;
+	}
+	json_obj_open(j, "scheduler");
+	json_num(j, "runs", (double)ss->runs);
+	json_num(j, "preempted_runs", (double)ss->preempted);
+	json_num(j, "preempted_pct", sched_state_pct(ss));
+	json_num(j, "total_preempted_us",
+		 ss->total_preempted.n ? ss->total_preempted.median : NAN);
+	json_num(j, "total_other_us", ss->total_other.n ? ss->total_other.median : NAN);
 	json_obj_close(j);
 }
 
@@ -486,6 +509,7 @@ void render_json_obj(struct json *jw, const char *key, const struct report *rep)
 	libraries(&j, rep);
 	reloc_model(&j, rep);
 	cache_state(&j, rep);
+	sched_state(&j, rep);
 	verdict(&j, rep);
 	overhead(&j, rep);
 	outcomes(&j, rep);

@@ -116,6 +116,24 @@ static void total_line(const struct text_out *o, const struct report *rep)
 		RESET(o), BOLD(o), med, RESET(o), lo, hi, mn, mx);
 }
 
+/* When the scheduler gave some runs' CPU to another task (model/sched-state.h). */
+static void sched_line(const struct text_out *o, const struct report *rep)
+{
+	const struct sched_state *ss = &rep->sched;
+	char pre[32], other[32];
+
+	if (!ss->preempted)
+		return;
+	fprintf(o->f, "  %sthe scheduler preempted %zu of %zu runs for another task", DIM(o),
+		ss->preempted, ss->runs);
+	if (ss->total_preempted.n && ss->total_other.n) {
+		text_dur(o, pre, sizeof pre, ss->total_preempted.median);
+		text_dur(o, other, sizeof other, ss->total_other.median);
+		fprintf(o->f, ": those took %s, the others %s", pre, other);
+	}
+	fprintf(o->f, "%s\n", RESET(o));
+}
+
 static void phase_table(const struct text_out *o, const struct report *rep)
 {
 	char med[32], lo[32], hi[32];
@@ -372,6 +390,7 @@ void render_text(FILE *f, const struct report *rep, const struct text_style *st)
 
 	header(&o, rep);
 	total_line(&o, rep);
+	sched_line(&o, rep);
 	if (rep->profiled && rep->valid_runs) {
 		phase_table(&o, rep);
 		object_table(&o, rep);

@@ -366,4 +366,5 @@ void follow_tree_cpu(struct run_tree *t, const struct rusage *before, struct rus
 	timersub(&now->ru_stime, &before->ru_stime, &now->ru_stime);
 	now->ru_minflt -= before->ru_minflt;
 	now->ru_majflt -= before->ru_majflt;
+	now->ru_nivcsw -= before->ru_nivcsw;
 }

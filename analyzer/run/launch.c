@@ -267,6 +267,7 @@ static void fill_usage(struct run_usage *u, const struct rusage *ru)
 	u->maxrss_kb = ru->ru_maxrss;
 	u->utime_us = (double)ru->ru_utime.tv_sec * 1e6 + (double)ru->ru_utime.tv_usec;
 	u->stime_us = (double)ru->ru_stime.tv_sec * 1e6 + (double)ru->ru_stime.tv_usec;
+	u->nivcsw = ru->ru_nivcsw;
 }
 
 /* What the end of a run means: 0 for a sample, else -errno (launcher_run). */

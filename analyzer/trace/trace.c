@@ -65,6 +65,7 @@ struct trace_run *trace_add_run(struct trace *t)
 {
 	GROW(t->run, t->caprun, t->nrun);
 	memset(&t->run[t->nrun], 0, sizeof t->run[0]);
+	t->run[t->nrun].usage.nivcsw = -1;
 	return &t->run[t->nrun++];
 }
 

@@ -80,6 +80,12 @@ struct run_usage {
 	 */
 	long launcher_rss_kb;
 	double utime_us, stime_us;
+	/*
+	 * Involuntary context switches (wait4's ru_nivcsw): how often the
+	 * scheduler preempted the run for another task. -1: unknown (a trace
+	 * older than the count).
+	 */
+	long nivcsw;
 };
 
 struct trace_run {

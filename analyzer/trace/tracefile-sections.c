@@ -98,6 +98,7 @@ enum run_tag {
 	RUN_LAUNCHER_RSS_KB = 12,
 	RUN_LINE_NS = 13,
 	RUN_LINE_HOT_NS = 14,
+	RUN_NIVCSW = 15,
 };
 
 /* A sampled run is flagged warmup too: a reader before --sample leaves it out of the timing. */
@@ -265,6 +266,8 @@ static void encode_run(const struct trace_run *r, struct bbuf *b)
 		tlv_sint(b, RUN_LAUNCHER_RSS_KB, r->usage.launcher_rss_kb);
 	tlv_f64(b, RUN_UTIME_US, r->usage.utime_us);
 	tlv_f64(b, RUN_STIME_US, r->usage.stime_us);
+	if (r->usage.nivcsw >= 0)
+		tlv_sint(b, RUN_NIVCSW, r->usage.nivcsw);
 	tlv_uint(b, RUN_SHM_FLAGS, r->shm_flags);
 	if (r->line_ns > 0) {
 		tlv_f64(b, RUN_LINE_NS, r->line_ns);
@@ -671,6 +674,11 @@ static bool decode_run_field(unsigned tag, struct cursor *v, struct trace_run *r
 		break;
 	case RUN_LINE_HOT_NS:
 		r->line_hot_ns = sane_ns(val_f64(v));
+		break;
+	case RUN_NIVCSW:
+		r->usage.nivcsw = (long)val_sint(v);
+		if (r->usage.nivcsw < 0)
+			r->usage.nivcsw = -1;
 		break;
 	case RUN_EVENTS:
 		*events = *v; /* decoded once exec_ts is known */
