@@ -23,6 +23,14 @@ check "the exit path is stored" grep -Eq '^exit_us [0-9.e+-]+ [0-9.e+-]+ [0-9.e+
 check "the shared cache's state is stored" grep -Eq '^line_ns [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"
 expect_eq "and printed: readings, and a share of the runs" true \
 	"$(json_eval "$TMP/cal.json" "d['line_ns'] > 0 and 0 < d['line_hot_ns'] and 0 <= d['line_contended_pct'] <= 100")"
+expect_eq "the share of the runs the scheduler preempted, and a warning iff at least half" true \
+	"$(json_eval "$TMP/cal.json" "0 <= d['preempted_pct'] <= 100 and (d['preempted_pct'] >= 50) == any('the scheduler preempted' in w for w in d['warnings'])")"
+pre=$(json_eval "$TMP/cal.json" "d['preempted_pct']")
+if awk -v p="$pre" 'BEGIN { exit !(p > 0) }'; then
+	check "and stored" grep -Eq '^preempted_pct [0-9.e+-]+$' "$TMP/cal"
+else
+	check "none preempted: nothing stored" sh -c "! grep -q '^preempted_pct' '$TMP/cal'"
+fi
 # A warning per doubtful figure goes to stderr, each as "ldprof: calibrate: warning: ...".
 n=$(json_eval "$TMP/cal.json" "len(d['warnings'])")
 expect_eq "each warning is printed" "$n" "$(grep -c '^ldprof: calibrate: warning: the machine was busy' "$TMP/cal.err")"

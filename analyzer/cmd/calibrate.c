@@ -79,6 +79,7 @@ static void print_text(const struct calib_result *r, const char *stored)
 		       "when hot (the fastest); contended in %.0f%% of the runs, which the fit leaves out where it "
 		       "can\n",
 		       m->line_ns, m->line_hot_ns, m->line_contended_pct);
+	printf("the scheduler: %.0f%% of the runs preempted for another task\n", m->preempted_pct);
 	if (stored)
 		printf("stored in %s\n", stored);
 }
@@ -156,6 +157,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, "line_ns", m->line_ns);
 	json_num(&j, "line_hot_ns", m->line_hot_ns);
 	json_num(&j, "line_contended_pct", m->line_contended_pct);
+	json_num(&j, "preempted_pct", m->preempted_pct);
 	json_arr_open(&j, "warnings");
 	for (size_t i = 0; i < r->nwarnings; i++)
 		json_str(&j, NULL, r->warnings[i]);

@@ -1,5 +1,6 @@
 #include "model/calibrate-machine.h"
 #include "model/cache-state.h"
+#include "model/sched-state.h"
 
 #include "base/nnls.h"
 #include "model/model.h"
@@ -171,6 +172,10 @@ int calibrate_machine(struct calib_result *res, struct errbuf *err)
 				    "tenant streams through it; the fit kept the uncontended runs "
 				    "where there were enough; calibrate again on a quieter machine",
 				    m->line_contended_pct, m->line_ns, m->line_hot_ns));
+	if (m->preempted_pct >= SCHED_BUSY_PCT)
+		warn(res, xasprintf("the machine was busy: the scheduler preempted %.0f%% of the "
+				    "runs for another task; calibrate again on a quieter machine",
+				    m->preempted_pct));
 	if (m->fault_us > CALIB_FAULT_BUSY_RATIO * rest)
 		warn(res, xasprintf("the machine was busy: a page fault took %.2f us, %.1fx "
 				    "its %.2f us at rest; calibrate again on a quiet machine",

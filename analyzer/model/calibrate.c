@@ -338,6 +338,7 @@ struct block_runs {
 	bool *contended;
 	double *line, *hot;
 	size_t n;
+	size_t sched_runs, sched_preempted; /* the scheduler's preemptions (sched-state.h) */
 };
 
 /* One block of runs of programs cmds[0..n), interleaved round by round. */
@@ -366,6 +367,8 @@ static int measure_pass(const struct calib_opts *o, size_t n, const struct profi
 					b->line[b->n] = tr->line_ns;
 					b->hot[b->n++] = tr->line_hot_ns;
 				}
+			b->sched_runs = rep.sched.runs;
+			b->sched_preempted = rep.sched.preempted;
 			load[i * stride] = rep.phase[PH_LOAD].median;
 			exit_us[i * stride] = exit_low_tenth(&rep);
 			report_free(&rep);
@@ -417,6 +420,16 @@ static void cache_over_blocks(struct block_runs *runs, size_t nb, double prev_ho
 	free(idle);
 }
 
+/* The share of every block's runs the scheduler preempted for another task. */
+static void sched_over_blocks(const struct block_runs *runs, size_t nb, struct model_coefs *m)
+{
+	size_t n = 0, pre = 0;
+
+	for (size_t i = 0; i < nb; i++)
+		n += runs[i].sched_runs, pre += runs[i].sched_preempted;
+	m->preempted_pct = n ? 100.0 * (double)pre / (double)n : 0;
+}
+
 /*
  * A block's relocate phase: the median of its uncontended runs when it has
  * CALIB_CALM_MIN of them, else of all (calibrate then warns, by
@@ -465,6 +478,7 @@ static int measure_runs(const struct calib_opts *o, size_t nfit, const struct pr
 		model_load(&prev);
 		cache_over_blocks(runs, nfit * CALIB_PASSES, prev.calibrated ? prev.line_hot_ns : 0,
 				  &res->coefs);
+		sched_over_blocks(runs, nfit * CALIB_PASSES, &res->coefs);
 		struct model_coefs scratch = res->coefs;
 		if (res->nchecks)
 			cache_over_blocks(&runs[nfit * CALIB_PASSES], res->nchecks * CALIB_PASSES,

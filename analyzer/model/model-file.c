@@ -132,6 +132,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	if (m->line_ns > 0)
 		fprintf(f, "line_ns %.9g %.9g %.9g\n", m->line_ns, m->line_hot_ns,
 			m->line_contended_pct);
+	if (m->preempted_pct > 0)
+		fprintf(f, "preempted_pct %.9g\n", m->preempted_pct);
 	if (m->cold_cache)
 		fputs("cold_cache 1\n", f);
 	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
@@ -228,6 +230,7 @@ static const struct number_key number_keys[] = {
 	{"fde_sort_range", 2, true, false, {AT(fde_sort_lo), AT(fde_sort_hi)}},
 	{"line_ns", 3, true, false, {AT(line_ns), AT(line_hot_ns), AT(line_contended_pct)}},
 	{"verdict_error", 2, true, false, {AT(verdict_err_pct), AT(verdict_err_us)}},
+	{"preempted_pct", 1, true, false, {AT(preempted_pct)}},
 };
 #undef AT
 

@@ -73,6 +73,11 @@ struct model_coefs {
 	 * runs it was contended in; 0: not measured (an older calibration).
 	 */
 	double line_ns, line_hot_ns, line_contended_pct;
+	/*
+	 * The share of the calibration's runs the scheduler preempted for
+	 * another task (model/sched-state.h), %; 0 in an older calibration.
+	 */
+	double preempted_pct;
 	bool cold_cache; /* calibrate --cold-cache: the CPU caches emptied before each run */
 	double fde_sort_us; /* a static build's first unwind: per n log2 n of n erratic FDEs */
 	double fde_floor;   /* erratic FDEs of the runtime every static unwinder carries */
