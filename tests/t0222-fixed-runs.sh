@@ -58,6 +58,17 @@ expect_eq "compare of the pair built here agrees ($ref us, --fixed-runs $fixed u
 	"$TOP/samples/foo" >"$TMP/cj" 2>"$TMP/e"
 expect_eq "compare --fixed-runs: the dynamic side's verdict measured it" 50 \
 	"$(json_eval "$TMP/cj" "d['b']['verdict']['dynamic_fixed_runs']")"
+# Unset and calibrated, compare runs the pair in its own rounds: as many.
+"$LDPROF" compare -n 20 --json "$TOP/samples/sh.static" "$sh_dyn" -- "$TOP/samples/foo" \
+	>"$TMP/ci" 2>"$TMP/e"
+expect_eq "compare, unset: the pair in the same 20 rounds as the programs" "20 True" \
+	"$(json_eval "$TMP/ci" "str(d['b']['verdict']['dynamic_fixed_runs']) + ' ' + str(d['b']['verdict']['dynamic_fixed_interleaved'])")"
+expect_eq "and the note says so" true \
+	"$(json_eval "$TMP/ci" "any('measured in the same rounds as the programs' in n and '(20 runs of each)' in n for n in d['b']['notes'])")"
+expect_eq "and the sides keep their own runs" "20 20" \
+	"$(json_eval "$TMP/ci" "str(d['a']['total_us']['n']) + ' ' + str(d['b']['plain_total_us']['n'])")"
+expect_eq "an N asked for measures it after the runs" false \
+	"$(json_eval "$TMP/cj" "d['b']['verdict']['dynamic_fixed_interleaved']")"
 "$LDPROF" -n 5 --fixed-runs 0 --json "$sh_dyn" "$TOP/samples/foo" >"$TMP/p" 2>"$TMP/e"
 expect_eq "--fixed-runs 0: the calibration's figure, and no note" "0 False" \
 	"$(json_eval "$TMP/p" "str(d['verdict']['dynamic_fixed_runs']) + ' ' + str(any('was measured after the runs' in n for n in d['notes']))")"

@@ -39,7 +39,8 @@
 			     "being dynamic after the runs: a minimal program built\n"           \
 			     "both ways (cc, static libc), N runs of each; 0: the\n"             \
 			     "calibration's (default when calibrated: as many as the\n"          \
-			     "program's runs, 100 to 300)"),                                        \
+			     "program's runs, 100 to 300; compare runs the pair in\n"            \
+			     "the same rounds as its programs instead)"),                           \
 		OPT_SECONDS(0, "timeout", "SEC", &(p)->timeout_s,                                  \
 			    "kill a run after SEC seconds (default 60)"),                          \
 		OPT_BOOL(0, "show-output", &(p)->show_output,                                      \

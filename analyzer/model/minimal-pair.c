@@ -47,27 +47,40 @@ int minimal_pair_build(const char *dir, struct errbuf *err)
 	return r;
 }
 
+void minimal_pair_argv(const char *dir, char *argv[4])
+{
+	argv[0] = xasprintf("%s/min-static", dir);
+	argv[2] = xasprintf("%s/min-dynamic", dir);
+	argv[1] = argv[3] = NULL;
+}
+
+void minimal_pair_cost_of(const struct trace *st, const struct trace *dyn,
+			  struct minimal_pair_cost *c)
+{
+	struct compare cmp;
+
+	compare_totals(st, dyn, &cmp);
+	*c = (struct minimal_pair_cost){cmp.diff.median, cmp.diff.lo, cmp.diff.hi,
+					cmp.plain[0].median, cmp.pairs};
+	compare_free(&cmp);
+}
+
 int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned runs,
 			 struct minimal_pair_cost *c)
 {
-	char *argv[4] = {xasprintf("%s/min-static", dir), NULL, xasprintf("%s/min-dynamic", dir),
-			 NULL};
+	char *argv[4];
 	struct profile_cmd cmds[2] = {{1, &argv[0]}, {1, &argv[2]}};
 	struct profile_opts po = *o;
 	struct trace t[2];
-	struct compare cmp;
 	int r;
 
+	minimal_pair_argv(dir, argv);
 	po.plan.runs = runs;
 	po.follow = po.sample = po.sample_required = po.symbind = false;
 	memset(t, 0, sizeof t);
 	r = profile_programs(&po, 2, cmds, t, true);
-	if (!r) {
-		compare_totals(&t[0], &t[1], &cmp);
-		*c = (struct minimal_pair_cost){cmp.diff.median, cmp.diff.lo, cmp.diff.hi,
-						cmp.plain[0].median, cmp.pairs};
-		compare_free(&cmp);
-	}
+	if (!r)
+		minimal_pair_cost_of(&t[0], &t[1], c);
 	trace_free(&t[0]);
 	trace_free(&t[1]);
 	free(argv[0]);

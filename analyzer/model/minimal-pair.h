@@ -2,9 +2,10 @@
  * The minimal pair: `int main(void){return 0;}` built dynamic and static.
  * The difference of their whole runs is the fixed cost of being dynamic,
  * which every static-link verdict adds whole (40% to 50% of a shell's
- * saving). calibrate measures it once; run, record and compare measure
- * it again right after the program's runs, in the machine's present state
- * (--fixed-runs, model-run.c): the
+ * saving). calibrate measures it once; run and record measure it again
+ * right after the program's runs, and compare in the same rounds as its
+ * two programs, in the machine's present state (--fixed-runs,
+ * model-run.c): the
  * calibration's figure moved 385 to 546 us between calibrations in one
  * morning, and the verdict with it (docs/model.md).
  */
@@ -40,6 +41,13 @@ int minimal_pair_build(const char *dir, struct errbuf *err);
  */
 int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned runs,
 			 struct minimal_pair_cost *c);
+
+/* argv[0] and argv[2]: dir's static and dynamic program, each NULL-terminated; free both. */
+void minimal_pair_argv(const char *dir, char *argv[4]);
+
+/* The pair's cost from its two traces' plain runs, interleaved (compare_totals). */
+void minimal_pair_cost_of(const struct trace *st, const struct trace *dyn,
+			  struct minimal_pair_cost *c);
 
 /*
  * Build the pair in a new temporary directory (under $TMPDIR), in the page

@@ -393,9 +393,10 @@ static char *fixed_note(const struct trace *t)
 
 	if (!t->fixed_runs)
 		return NULL;
-	return xasprintf("the fixed cost of being dynamic was measured after the runs, on a "
+	return xasprintf("the fixed cost of being dynamic was measured %s, on a "
 			 "minimal program built both ways (%zu runs of each): %.1f us [%.1f, "
 			 "%.1f], against %.1f us at calibration",
+			 t->fixed_interleaved ? "in the same rounds as the programs" : "after the runs",
 			 t->fixed_runs, m->dynamic_fixed_us, m->dynamic_fixed_lo,
 			 m->dynamic_fixed_hi, t->fixed_cal_us);
 }

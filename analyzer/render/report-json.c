@@ -427,10 +427,12 @@ static void verdict(struct json *j, const struct report *rep)
 		json_num(j, "static_first_unwind", -rep->static_unwind_us);
 		json_obj_close(j);
 		json_num(j, "fault_us", rep->static_fault_us);
-		/* --fixed-runs: parts_us.dynamic_fixed measured after the runs, in so many. */
+		/* --fixed-runs: parts_us.dynamic_fixed measured in so many rounds. */
 		json_int(j, "dynamic_fixed_runs", rep->t->fixed_runs);
-		if (rep->t->fixed_runs)
+		if (rep->t->fixed_runs) {
 			json_num(j, "dynamic_fixed_calibrated_us", rep->t->fixed_cal_us);
+			json_bool(j, "dynamic_fixed_interleaved", rep->t->fixed_interleaved);
+		}
 		if (rep->t->static_side.known) {
 			json_int(j, "static_ifunc_extra", rep->t->static_side.ifunc_extra);
 			json_int(j, "static_ifunc_bound", rep->t->static_side.ifunc_bound);

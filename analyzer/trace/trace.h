@@ -148,6 +148,7 @@ struct trace {
 	/* --fixed-runs: model.dynamic_fixed_* measured in this many rounds; 0: calibrated. */
 	size_t fixed_runs;
 	double fixed_cal_us; /* the calibration's fixed cost, which the measured one replaced */
+	bool fixed_interleaved; /* ...measured in the programs' own rounds (compare), not after */
 	struct trace_sampling *sampling; /* --sample; NULL without it */
 };
 

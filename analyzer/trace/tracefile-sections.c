@@ -81,6 +81,7 @@ enum model_tag {
 	MODEL_TAG_COLD_CACHE = 14, /* calibrate --cold-cache */
 	MODEL_TAG_FIXED_RUNS = 15, /* tag 8 measured after the runs in so many rounds (--fixed-runs) */
 	MODEL_TAG_FIXED_CAL_US = 16, /* ...in place of the calibration's figure, this */
+	MODEL_TAG_FIXED_INTERLEAVED = 17, /* 1: tag 8 measured in the programs' rounds */
 };
 
 enum run_tag {
@@ -207,6 +208,8 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	if (t->fixed_runs) {
 		tlv_uint(b, MODEL_TAG_FIXED_RUNS, t->fixed_runs);
 		tlv_f64(b, MODEL_TAG_FIXED_CAL_US, t->fixed_cal_us);
+		if (t->fixed_interleaved)
+			tlv_uint(b, MODEL_TAG_FIXED_INTERLEAVED, 1);
 	}
 }
 
@@ -609,6 +612,9 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_FIXED_CAL_US:
 		t->fixed_cal_us = val_f64(v);
 		break;
+	case MODEL_TAG_FIXED_INTERLEAVED:
+		t->fixed_interleaved = val_uint(v) == 1;
+		break;
 	}
 	return !v->bad;
 }
@@ -750,6 +756,7 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		memset(&t->model, 0, sizeof t->model);
 		t->fixed_runs = 0;
 		t->fixed_cal_us = 0;
+		t->fixed_interleaved = false;
 		for (size_t i = 0; i < t->nobj; i++)
 			t->obj[i].have_feat = false;
 	}
