@@ -131,6 +131,23 @@ static void memo_finish(struct process *p, struct memo_use *mu)
 	free(mu->key);
 }
 
+/* dst += src, every count. */
+static void work_sum(struct lookup_work *dst, const struct lookup_work *src)
+{
+	dst->lookups += src->lookups;
+	dst->cached += src->cached;
+	dst->probes += src->probes;
+	dst->deep_probes += src->deep_probes;
+	dst->bloom_rejects += src->bloom_rejects;
+	dst->chain += src->chain;
+	dst->strcmps += src->strcmps;
+	dst->hash_bytes += src->hash_bytes;
+	dst->cmp_bytes += src->cmp_bytes;
+	dst->cold_lines += src->cold_lines;
+	dst->read_fault_16ths += src->read_fault_16ths;
+	dst->pages_read += src->pages_read;
+}
+
 static void add_work(struct lookup_work *w, const struct memo_slot *s)
 {
 	w->probes += s->probes;
@@ -171,16 +188,9 @@ static bool lookup_ref(struct process *p, struct unique_table *u, struct lookup_
 		res->ifunc = s->ifunc;
 		return s->pos >= 0;
 	}
+	/* wr: the lookup past the program (lookup_count put the call in w). */
 	bool found = symbol_lookup_rest(p, u, req, &wr, res);
-	w->probes += wr.probes;
-	w->deep_probes += wr.deep_probes;
-	w->bloom_rejects += wr.bloom_rejects;
-	w->chain += wr.chain;
-	w->strcmps += wr.strcmps;
-	w->cmp_bytes += wr.cmp_bytes;
-	w->cold_lines += wr.cold_lines;
-	w->read_fault_16ths += wr.read_fault_16ths;
-	w->pages_read += wr.pages_read;
+	work_sum(w, &wr);
 	if (mu->build && !res->unique)
 		mu->build->slot[i] =
 			(struct memo_slot){found ? p->obj[res->val.obj]->scope_pos : -1,
@@ -437,21 +447,8 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 	if (!p->fatal)
 		ldso_after_relocation(p, &u, bs);
 	unique_table_free(&u);
-	for (size_t i = 0; i < p->nobj; i++) {
-		const struct lookup_work *w = &bs->obj[i].work;
-		bs->total.lookups += w->lookups;
-		bs->total.cached += w->cached;
-		bs->total.probes += w->probes;
-		bs->total.deep_probes += w->deep_probes;
-		bs->total.bloom_rejects += w->bloom_rejects;
-		bs->total.chain += w->chain;
-		bs->total.strcmps += w->strcmps;
-		bs->total.hash_bytes += w->hash_bytes;
-		bs->total.cmp_bytes += w->cmp_bytes;
-		bs->total.cold_lines += w->cold_lines;
-		bs->total.read_fault_16ths += w->read_fault_16ths;
-		bs->total.pages_read += w->pages_read;
-	}
+	for (size_t i = 0; i < p->nobj; i++)
+		work_sum(&bs->total, &bs->obj[i].work);
 	bind_versions(p, bs);
 	bind_imports_compute(p, bs);
 }
