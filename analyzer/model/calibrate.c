@@ -21,6 +21,7 @@
 #include "base/cacheprobe.h"
 #include "base/interrupt.h"
 #include "base/pagecache.h"
+#include "model/calibrate-fork.h"
 #include "model/calibrate-machine.h"
 #include "model/calibrate-unwind.h"
 #include "model/compare.h"
@@ -277,6 +278,8 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, bool
 		r = minimal_pair_build(dir, err);
 	if (!r)
 		r = build_unwind(dir, quick, err);
+	if (!r)
+		r = fork_build(dir, err); /* links objects-16's libraries */
 	/*
 	 * Every program and library in the state of one read from disk
 	 * (base/pagecache.h), as the installed libraries a real program loads
@@ -584,6 +587,17 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	return r;
 }
 
+/* The fork programs (calibrate-fork.h), after the fixed cost. */
+static int measure_forks(const struct calib_opts *o, struct calib_result *res)
+{
+	struct errbuf err;
+	int r = fork_measure(res->workdir, o->quick, &res->coefs, &err);
+
+	if (r)
+		error_msg("the fork programs: %s", err.msg);
+	return r;
+}
+
 /* One pass of the unwind pair (calibrate-unwind.h) into up. */
 static int measure_unwind(const struct calib_opts *o, struct calib_result *res,
 			  struct unwind_prices *up)
@@ -704,7 +718,7 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	/* The unwind pair's passes before, between and after the rest. */
 	r = measure_unwind(o, res, &up) || measure(o, res->workdir, ps, res->n, res) ||
 	    measure_unwind(o, res, &up) || dynamic_fixed(o, res->workdir, &res->coefs) ||
-	    measure_unwind(o, res, &up);
+	    measure_forks(o, res) || measure_unwind(o, res, &up);
 	unwind_prices_apply(&up, o->quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, &res->coefs);
 	if (interrupt_requested())
 		r = set_err(err, EINTR, "interrupted: no calibration written");

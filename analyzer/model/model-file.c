@@ -92,6 +92,9 @@ void model_defaults(struct model_coefs *m)
 	/* A static program with 6998 erratic FDEs, unwinding once against not: 1114 us. */
 	m->fde_sort_us = 0.0124;
 	m->fde_floor = 998; /* of those, libc's and libgcc_eh's: not its own 6000 */
+	/* calibrate's fork programs on the reference machine, busy (2026-12-05). */
+	m->fork_fixed_us = 200;
+	m->fork_per_object_us = 15;
 	/* tools/validate-verdict on the reference machine, quiet (docs/model.md). */
 	m->verdict_err_pct = VERDICT_REFERENCE_ERR_PCT;
 	m->verdict_err_us = VERDICT_REFERENCE_ERR_US;
@@ -134,6 +137,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 			m->line_contended_pct);
 	if (m->preempted_pct > 0)
 		fprintf(f, "preempted_pct %.9g\n", m->preempted_pct);
+	if (m->fork_fixed_us > 0 || m->fork_per_object_us > 0)
+		fprintf(f, "fork_us %.9g %.9g\n", m->fork_fixed_us, m->fork_per_object_us);
 	if (m->cold_cache)
 		fputs("cold_cache 1\n", f);
 	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
@@ -231,6 +236,7 @@ static const struct number_key number_keys[] = {
 	{"line_ns", 3, true, false, {AT(line_ns), AT(line_hot_ns), AT(line_contended_pct)}},
 	{"verdict_error", 2, true, false, {AT(verdict_err_pct), AT(verdict_err_us)}},
 	{"preempted_pct", 1, true, false, {AT(preempted_pct)}},
+	{"fork_us", 2, true, false, {AT(fork_fixed_us), AT(fork_per_object_us)}},
 };
 #undef AT
 
@@ -318,6 +324,7 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 	}
 	m->exit_per_object_us = -1; /* a calibration from before it was measured: the default */
 	m->fde_sort_us = -1;
+	m->fork_fixed_us = -1;
 	while (fgets(line, sizeof line, f))
 		if (parse_line(line, m, &seen)) {
 			r = set_err(err, EPROTO, "%s: bad line: %s", path, line);
@@ -341,6 +348,8 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 	}
 	if (m->fde_sort_us < 0)
 		m->fde_sort_us = d.fde_sort_us, m->fde_floor = d.fde_floor;
+	if (m->fork_fixed_us < 0)
+		m->fork_fixed_us = d.fork_fixed_us, m->fork_per_object_us = d.fork_per_object_us;
 	m->valid = m->calibrated = true;
 	snprintf(m->source, sizeof m->source, "%s", path);
 out:

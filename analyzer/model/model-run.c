@@ -11,6 +11,7 @@
 
 #include "base/exit.h"
 #include "base/interrupt.h"
+#include "model/fork-census.h"
 #include "model/minimal-pair.h"
 #include "model/model.h"
 #include "run/profile.h"
@@ -144,6 +145,30 @@ static int profile_with_pair(const struct profile_opts *o, size_t n,
 	return r;
 }
 
+/*
+ * After the timed runs, one followed run of each dynamic program: the forks
+ * of its own image, which its verdict prices. Not with -f (a workload has
+ * no verdict), and not when the runs were cut short.
+ */
+static void count_forks(const struct profile_opts *o, size_t n, struct trace *traces)
+{
+	struct errbuf err;
+
+	if (!o->fork_census || o->follow)
+		return;
+	for (size_t i = 0; i < n && !interrupt_requested(); i++) {
+		struct trace *t = &traces[i];
+		if (t->is_static || t->interrupted)
+			continue;
+		if (fork_census(t, o->timeout_s, &t->image_forks, &err))
+			warn_msg("%s: its forks could not be counted (%s): the verdict leaves them "
+				 "out",
+				 t->program, err.msg);
+		else
+			t->forks_counted = true;
+	}
+}
+
 int model_profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
 			   struct trace *traces, bool for_compare)
 {
@@ -191,6 +216,8 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 			interrupt_requested() ? " (interrupted)" : "");
 		fixed.runs = 0;
 	}
+	if (r == 0)
+		count_forks(o, n, traces);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		model_attach(&traces[i]);
 		fixed_apply(&traces[i], &fixed, inline_pair);

@@ -227,6 +227,25 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 }
 
 /*
+ * The forks of the program's own image (model/fork-census.h), each dearer
+ * from a dynamic image: with libc alone, and per more library it loaded
+ * at startup (calibrate's fork programs). 0 when they were not counted.
+ */
+static double fork_cost_us(const struct trace *t, const struct report *rep)
+{
+	const struct model_coefs *m = &t->model;
+	size_t libs = 0;
+
+	if (!t->forks_counted || !t->image_forks)
+		return 0;
+	for (size_t i = 0; i < rep->nobjs; i++) {
+		const struct trace_object *o = &t->obj[rep->objs[i].obj];
+		libs += o->role == ROLE_LIBRARY && !o->dlopened && !elf_soname_is_libc(o->soname);
+	}
+	return t->image_forks * (m->fork_fixed_us + m->fork_per_object_us * (double)libs);
+}
+
+/*
  * Did the dynamic program unwind? Its unwinder library (libgcc_s) binds
  * its PLT slots (_Unwind_Find_FDE, _dl_find_object) only when it unwinds:
  * a program that never throws leaves them unbound (cmake, ninja, gdb,
@@ -266,13 +285,15 @@ static void static_link(const struct trace *t, struct report *rep)
 	rep->static_fixed_us = m->dynamic_fixed_us;
 	rep->static_fault_us = fault_cost(t);
 	rep->static_own_us = static_side_us(m, &t->static_side);
+	rep->static_fork_us = fork_cost_us(t, rep);
 	if (unwound(t)) {
 		double lo, hi;
 		rep->static_unwind_us = static_unwind_us(m, &t->static_side, &lo, &hi);
 		var += pow(fmax(rep->static_unwind_us - lo, hi - rep->static_unwind_us), 2);
 	}
 	saved = rep->static_fixed_us + rep->static_exe_us + rep->static_libs_us +
-		rep->static_exit_us + rep->static_lazy_us + rep->static_crt_us -
+		rep->static_exit_us + rep->static_lazy_us + rep->static_crt_us +
+		rep->static_fork_us -
 		rep->static_own_us - rep->static_unwind_us;
 	rep->static_model_err_us = model_error(m, saved);
 	hw = sqrt(var + pow(rep->static_model_err_us, 2));

@@ -423,10 +423,16 @@ static void verdict(struct json *j, const struct report *rep)
 		json_num(j, "exit_path", rep->static_exit_us);
 		json_num(j, "lazy_binding", rep->static_lazy_us);
 		json_num(j, "crt_code", rep->static_crt_us);
+		json_num(j, "forks", rep->static_fork_us);
 		json_num(j, "static_own_start", -rep->static_own_us);
 		json_num(j, "static_first_unwind", -rep->static_unwind_us);
 		json_obj_close(j);
 		json_num(j, "fault_us", rep->static_fault_us);
+		/* The forks of the program's own image in one run; null: not counted. */
+		if (rep->t->forks_counted)
+			json_int(j, "image_forks", rep->t->image_forks);
+		else
+			json_null(j, "image_forks");
 		/* --fixed-runs: parts_us.dynamic_fixed measured in so many rounds. */
 		json_int(j, "dynamic_fixed_runs", rep->t->fixed_runs);
 		if (rep->t->fixed_runs) {

@@ -313,7 +313,7 @@ static void verdict_head(const struct text_out *o, const struct report *rep)
 /* What the saving adds up, and the static build it predicts. */
 static void verdict_parts(const struct text_out *o, const struct report *rep)
 {
-	char fx[32], libs[32], ex[32], lz[32], crt[32], own[32], tot[32], err[32];
+	char fx[32], libs[32], ex[32], lz[32], crt[32], own[32], tot[32], err[32], fk[64] = "";
 
 	text_dur(o, fx, sizeof fx, rep->static_fixed_us + rep->static_exe_us);
 	text_dur(o, libs, sizeof libs, rep->static_libs_us);
@@ -323,12 +323,17 @@ static void verdict_parts(const struct text_out *o, const struct report *rep)
 	text_dur(o, own, sizeof own, rep->static_own_us + rep->static_unwind_us);
 	text_dur(o, tot, sizeof tot, rep->static_total_us);
 	text_dur(o, err, sizeof err, rep->static_model_err_us);
+	if (rep->static_fork_us > 0) {
+		char d[32];
+		text_dur(o, d, sizeof d, rep->static_fork_us);
+		snprintf(fk, sizeof fk, ", %u forks of its image %s", rep->t->image_forks, d);
+	}
 	fprintf(o->f,
 		"  %s(sheds being dynamic %s, the libraries' loading and relocation %s, their exit "
-		"path %s, lazy binding %s, their own _init and _fini %s; pays its "
+		"path %s, lazy binding %s, their own _init and _fini %s%s; pays its "
 		"own start %s; a static build \u2248 %s per exec; \u00b1 includes the model's "
 		"validated error %s)%s\n",
-		DIM(o), fx, libs, ex, lz, crt, own, tot, err, RESET(o));
+		DIM(o), fx, libs, ex, lz, crt, fk, own, tot, err, RESET(o));
 }
 
 /* Lazy binding after startup, per object that did any. */

@@ -25,6 +25,7 @@ void profile_opts_defaults_verdict(struct profile_opts *o)
 {
 	profile_opts_defaults(o);
 	o->fixed_runs = PROFILE_FIXED_AUTO;
+	o->fork_census = true;
 }
 
 /* Resolve every side's program before running anything. */

@@ -32,6 +32,12 @@ struct profile_opts {
 	 * when calibrated (model/model-run.c).
 	 */
 	unsigned fixed_runs;
+	/*
+	 * Count the forks of the program's own image in one followed run
+	 * after the timed ones (model/fork-census.h), for its verdict:
+	 * profile_opts_defaults_verdict sets it.
+	 */
+	bool fork_census;
 };
 
 #define PROFILE_FIXED_AUTO UINT_MAX

@@ -83,6 +83,11 @@ struct model_coefs {
 	double fde_floor;   /* erratic FDEs of the runtime every static unwinder carries */
 	/* The lowest and highest of the calibration's passes at it; 0: one pass (older). */
 	double fde_sort_lo, fde_sort_hi;
+	/*
+	 * One fork of a dynamic image beyond a static one's (model/calibrate-fork.h):
+	 * with libc alone, and per more library; 0 in an older calibration.
+	 */
+	double fork_fixed_us, fork_per_object_us;
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
 	double verdict_err_pct, verdict_err_us;
 	char source[256];  /* the calibration file, or "built-in defaults" */

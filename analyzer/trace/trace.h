@@ -149,6 +149,9 @@ struct trace {
 	size_t fixed_runs;
 	double fixed_cal_us; /* the calibration's fixed cost, which the measured one replaced */
 	bool fixed_interleaved; /* ...measured in the programs' own rounds (compare), not after */
+	/* The forks of the program's own image in one run (model/fork-census.h); when counted. */
+	uint32_t image_forks;
+	bool forks_counted;
 	struct trace_sampling *sampling; /* --sample; NULL without it */
 };
 

@@ -82,6 +82,8 @@ enum model_tag {
 	MODEL_TAG_FIXED_RUNS = 15, /* tag 8 measured after the runs in so many rounds (--fixed-runs) */
 	MODEL_TAG_FIXED_CAL_US = 16, /* ...in place of the calibration's figure, this */
 	MODEL_TAG_FIXED_INTERLEAVED = 17, /* 1: tag 8 measured in the programs' rounds */
+	MODEL_TAG_IMAGE_FORKS = 18, /* the forks of the program's own image in one run */
+	MODEL_TAG_FORK_US = 19,	    /* two f64 fields: a fork's price with libc, per library */
 };
 
 enum run_tag {
@@ -210,6 +212,11 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 		tlv_f64(b, MODEL_TAG_FIXED_CAL_US, t->fixed_cal_us);
 		if (t->fixed_interleaved)
 			tlv_uint(b, MODEL_TAG_FIXED_INTERLEAVED, 1);
+	}
+	if (t->forks_counted) {
+		tlv_uint(b, MODEL_TAG_IMAGE_FORKS, t->image_forks);
+		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_fixed_us);
+		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_per_object_us);
 	}
 }
 
@@ -555,11 +562,24 @@ static double sane_ns(double ns)
 	return ns >= 0 && ns < 1e9 ? ns : 0;
 }
 
+/* A price in microseconds: finite and not below zero, else 0 (not counted). */
+static double sane_price(double us)
+{
+	return us >= 0 && us < 1e9 ? us : 0;
+}
+
+/* How many of the repeated MODEL fields came so far. */
+struct model_repeats {
+	int fixed, fork;
+};
+
 static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
-			       struct tf_decode_state *st, int *fixed)
+			       struct tf_decode_state *st, struct model_repeats *rep)
 {
 	struct model_coefs *m = &t->model;
 	double *fix[] = {&m->dynamic_fixed_us, &m->dynamic_fixed_lo, &m->dynamic_fixed_hi};
+	double *fork_us[] = {&m->fork_fixed_us, &m->fork_per_object_us};
+	uint64_t x;
 
 	switch (tag) {
 	case MODEL_TAG_VERSION:
@@ -583,8 +603,8 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 		m->programs = (size_t)val_uint(v);
 		break;
 	case MODEL_TAG_DYNAMIC_FIXED_US:
-		if (*fixed < 3)
-			*fix[(*fixed)++] = val_f64(v);
+		if (rep->fixed < 3)
+			*fix[rep->fixed++] = val_f64(v);
 		break;
 	case MODEL_TAG_SOURCE:
 		copy_str(m->source, sizeof m->source, v);
@@ -615,6 +635,15 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_FIXED_INTERLEAVED:
 		t->fixed_interleaved = val_uint(v) == 1;
 		break;
+	case MODEL_TAG_IMAGE_FORKS:
+		x = val_uint(v);
+		t->forks_counted = x <= UINT32_MAX;
+		t->image_forks = t->forks_counted ? (uint32_t)x : 0;
+		break;
+	case MODEL_TAG_FORK_US:
+		if (rep->fork < 2)
+			*fork_us[rep->fork++] = sane_price(val_f64(v));
+		break;
 	}
 	return !v->bad;
 }
@@ -624,10 +653,10 @@ static int decode_model(struct cursor *c, struct trace *t, struct tf_decode_stat
 {
 	struct cursor v;
 	unsigned tag;
-	int fixed = 0;
+	struct model_repeats rep = {0};
 
 	while (tlv_next(c, &tag, &v))
-		if (!decode_model_field(tag, &v, t, st, &fixed))
+		if (!decode_model_field(tag, &v, t, st, &rep))
 			return set_err(err, EPROTO, "damaged MODEL field %u", tag);
 	return c->bad ? set_err(err, EPROTO, "damaged MODEL section") : 0;
 }
@@ -757,6 +786,8 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		t->fixed_runs = 0;
 		t->fixed_cal_us = 0;
 		t->fixed_interleaved = false;
+		t->forks_counted = false;
+		t->image_forks = 0;
 		for (size_t i = 0; i < t->nobj; i++)
 			t->obj[i].have_feat = false;
 	}

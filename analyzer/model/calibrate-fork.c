@@ -1,0 +1,128 @@
+#include "model/calibrate-fork.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/interrupt.h"
+#include "base/stats.h"
+#include "model/minimal-pair.h"
+
+/* Forks a run of a program times; the median of them is its figure. */
+#define FORKS_PER_RUN 40
+#define ROUNDS	      9
+#define ROUNDS_QUICK  5
+
+/*
+ * The child leaves by _exit at once. Bound at startup (-z now), as the
+ * forking code of Debian's hardened libraries is (libgpgme's): the price
+ * is the image's copy and teardown alone. Bound lazily, the child would
+ * look _exit up through every library whose tables fork left unmapped
+ * in it, a page fault each: 23 us a library a fork here, not 6, and 277
+ * us with libc alone, not 113 (docs/model.md, "The forks").
+ */
+static const char fork_source[] =
+	"#include <stdio.h>\n#include <stdlib.h>\n#include <sys/wait.h>\n"
+	"#include <time.h>\n#include <unistd.h>\n"
+	"static double now(void)\n{\n\tstruct timespec t;\n"
+	"\tclock_gettime(CLOCK_MONOTONIC, &t);\n\treturn t.tv_sec * 1e6 + t.tv_nsec / 1e3;\n}\n"
+	"static int cmp(const void *a, const void *b)\n{\n"
+	"\tdouble x = *(const double *)a, y = *(const double *)b;\n"
+	"\treturn x < y ? -1 : x > y;\n}\n"
+	"int main(int argc, char **argv)\n{\n"
+	"\tint n = argc > 1 ? atoi(argv[1]) : 0;\n\tdouble t[1000];\n"
+	"\tif (n < 1 || n > 1000)\n\t\treturn 2;\n"
+	"\tfor (int i = 0; i < n; i++) {\n\t\tdouble a = now();\n\t\tpid_t p = fork();\n"
+	"\t\tif (p == 0)\n\t\t\t_exit(0);\n\t\tif (p < 0 || waitpid(p, 0, 0) != p)\n"
+	"\t\t\treturn 1;\n\t\tt[i] = now() - a;\n\t}\n"
+	"\tqsort(t, n, sizeof t[0], cmp);\n\tprintf(\"%.3f\\n\", t[n / 2]);\n\treturn 0;\n}\n";
+
+static const char *const progs[] = {"fork-static", "fork-base", "fork-objects"};
+
+int fork_build(const char *dir, struct errbuf *err)
+{
+	char *src = xasprintf("%s/fork.c", dir), *qd = sh_quote(dir), *libs = xstrdup(""), *cmd;
+	FILE *f = fopen(src, "w");
+	int r;
+
+	if (!f || fputs(fork_source, f) == EOF || fclose(f)) {
+		r = set_err(err, errno, "%s: %s", src, strerror(errno));
+		if (f)
+			fclose(f);
+		goto out;
+	}
+	for (int i = 0; i < FORK_OBJECTS; i++) {
+		char *more = xasprintf("%s -lobjects-%d-o%d", libs, FORK_OBJECTS, i);
+		free(libs);
+		libs = more;
+	}
+	cmd = xasprintf("cd %s && %s -O1 -w -static -o fork-static fork.c && "
+			"%s -O1 -w -Wl,-z,now -o fork-base fork.c && "
+			"%s -O1 -w -Wl,-z,now -o fork-objects fork.c -L. -Wl,--no-as-needed %s "
+			"-Wl,-rpath,'$ORIGIN'",
+			qd, calib_cc(), calib_cc(), calib_cc(), libs);
+	r = calib_sh(cmd, err);
+	free(cmd);
+out:
+	free(libs);
+	free(qd);
+	free(src);
+	return r;
+}
+
+/* One run of prog: its median fork, in us. */
+static int run_one(const char *dir, const char *prog, double *us, struct errbuf *err)
+{
+	char *path = xasprintf("%s/%s", dir, prog), *qp = sh_quote(path);
+	char *cmd = xasprintf("%s %d", qp, FORKS_PER_RUN);
+	FILE *p = popen(cmd, "r");
+	int r = 0, st;
+
+	if (!p) {
+		r = set_err(err, errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (fscanf(p, "%lf", us) != 1 || !(*us > 0))
+		r = set_err(err, EIO, "%s: no fork time in its output", path);
+	st = pclose(p);
+	if (!r && st)
+		r = set_err(err, ECHILD, "%s: failed (status %d)", path, st);
+out:
+	free(cmd);
+	free(qp);
+	free(path);
+	return r;
+}
+
+static double median_of(double *v, size_t n)
+{
+	struct summary s;
+
+	summarize(v, n, &s);
+	return s.median;
+}
+
+int fork_measure(const char *dir, bool quick, struct model_coefs *m, struct errbuf *err)
+{
+	size_t rounds = quick ? ROUNDS_QUICK : ROUNDS, k = 0;
+	double fixed[ROUNDS], per[ROUNDS], us[3];
+	int r = 0;
+
+	for (size_t i = 0; i < rounds && !r; i++) {
+		for (int p = 0; p < 3 && !r; p++)
+			r = run_one(dir, progs[p], &us[p], err);
+		if (!r && interrupt_requested())
+			r = set_err(err, EINTR, "interrupted");
+		if (r)
+			break;
+		fixed[k] = us[1] - us[0];
+		per[k++] = (us[2] - us[1]) / FORK_OBJECTS;
+	}
+	if (!r) {
+		m->fork_fixed_us = fmax(0, median_of(fixed, k));
+		m->fork_per_object_us = fmax(0, median_of(per, k));
+	}
+	return r;
+}

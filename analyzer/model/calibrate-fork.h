@@ -1,0 +1,31 @@
+/*
+ * Calibration's fork programs: what one fork of a dynamic image costs
+ * beyond a static one's (the verdict prices each fork of the program's
+ * own image, model/fork-census.h). The same small C program, which times
+ * its own forks (the child calls _exit at once, the parent waits), built
+ * static, dynamic with libc alone, and dynamic with FORK_OBJECTS more
+ * libraries, bound at startup: each library's mappings copied into the
+ * child and torn down with it (docs/model.md, "The forks").
+ */
+#ifndef LDPROF_CALIBRATE_FORK_H
+#define LDPROF_CALIBRATE_FORK_H
+
+#include <stdbool.h>
+
+#include "base/util.h"
+#include "trace/model-coefs.h"
+
+/* The libraries of the third program: those of calibration's objects-16. */
+#define FORK_OBJECTS 16
+
+/* Write fork.c into dir and build fork-static, fork-base and fork-objects. */
+int fork_build(const char *dir, struct errbuf *err);
+
+/*
+ * Run the three, interleaved round by round: m->fork_fixed_us the median
+ * of the rounds' fork-base less fork-static, per fork; fork_per_object_us
+ * the median of fork-objects less fork-base, per fork and library.
+ */
+int fork_measure(const char *dir, bool quick, struct model_coefs *m, struct errbuf *err);
+
+#endif
