@@ -476,6 +476,33 @@ static char *sched_note(const struct report *rep)
 			 ss->preempted, ss->runs);
 }
 
+/*
+ * The forks: how many the census counted and what each was priced at; or,
+ * when they could not be counted, that a program that binds a forking
+ * function is priced without them.
+ */
+static char *fork_note(const struct trace *t, const struct report *rep)
+{
+	const char *spawn = t->static_side.spawn_example;
+
+	if (t->forks_counted && t->image_forks)
+		return xasprintf("the program's own image forked %u times in a run, each %.0f us dearer "
+				 "than a static image's (its mappings copied into the child and "
+				 "torn down with it; docs/model.md): a vfork or posix_spawn child "
+				 "copies nothing yet is priced alike, and a child that binds its "
+				 "first calls lazily looks each up again through every library, "
+				 "which is not priced",
+				 t->image_forks, rep->static_fork_us / t->image_forks);
+	if (!t->forks_counted && spawn[0])
+		return xasprintf("the program can start processes (it binds %s): a dynamic "
+				 "process forks slower than a static one, as the kernel copies "
+				 "its mappings and a child that execs tears them down "
+				 "(docs/model.md measures it on dar -V); its forks could not be "
+				 "counted, and the verdict leaves them out",
+				 spawn);
+	return NULL;
+}
+
 static size_t caveats(const struct trace *t, const struct report *rep, char *notes[VERDICT_NOTES])
 {
 	const struct static_facts *sf = &t->static_side;
@@ -497,13 +524,8 @@ static size_t caveats(const struct trace *t, const struct report *rep, char *not
 				  sf->nss_calls, sf->nss_example);
 	if ((notes[n] = unwind_note(t, rep)))
 		n++;
-	if (sf->spawn_example[0])
-		notes[n++] = xasprintf(
-			"the program can start processes (it binds %s): a dynamic process forks "
-			"slower than a static one, as the kernel copies its mappings and a child "
-			"that execs tears them down (docs/model.md measures it on dar -V); the "
-			"verdict does not count forks",
-			sf->spawn_example);
+	if ((notes[n] = fork_note(t, rep)))
+		n++;
 	if ((notes[n] = sched_note(rep)))
 		n++;
 	if (dl)

@@ -349,6 +349,38 @@ static void test_fault_drift(void)
 	trace_free(&t);
 }
 
+/*
+ * The forks of the program's own image: each at the fork price with libc
+ * and per more library (liba and libb: libc is in the fixed price), added
+ * to the saving, named in a note; uncounted, the old caveat stands.
+ */
+static void test_forks(void)
+{
+	struct trace t;
+	struct report none, some, lost;
+
+	model_trace(&t);
+	t.model.fork_fixed_us = 70, t.model.fork_per_object_us = 4;
+	snprintf(t.static_side.spawn_example, sizeof t.static_side.spawn_example, "fork");
+	t.forks_counted = true;
+	report_build(&t, &none);
+	CHECK(none.static_fork_us == 0 && !has_note(&none, "forked"));
+	CHECK(!has_note(&none, "start processes")); /* counted: it did not fork */
+	t.image_forks = 10;
+	report_build(&t, &some);
+	CHECK_NEAR(some.static_fork_us, 10 * (70 + 4 * 2), 1e-9);
+	CHECK_NEAR(some.static_saved_us - none.static_saved_us, 780, 1e-6);
+	CHECK(has_note(&some, "own image forked 10 times in a run, each 78 us dearer"));
+	t.forks_counted = false;
+	report_build(&t, &lost);
+	CHECK(lost.static_fork_us == 0);
+	CHECK(has_note(&lost, "its forks could not be counted"));
+	report_free(&none);
+	report_free(&some);
+	report_free(&lost);
+	trace_free(&t);
+}
+
 static void test_fault_cost(void)
 {
 	struct summary s;
@@ -458,6 +490,7 @@ int main(void)
 	test_first_unwind();
 	test_model_error();
 	test_fault_drift();
+	test_forks();
 	test_fault_cost();
 	test_calibration_file();
 	test_unwind_prices();

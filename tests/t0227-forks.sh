@@ -1,0 +1,58 @@
+#!/bin/sh
+# The forks of the program's own image: counted in one followed run after
+# the timed ones (strace -f, the oracle, counts the same clones), priced in
+# the verdict at the calibration's fork_us (with libc, and per more
+# library), kept by record and report; the forks of what a child executed
+# are not the program's.
+. "$(dirname "$0")/lib.sh"
+
+# The built-in prices: a fork 200 us with libc alone, 15 more per library.
+export LDPROF_CALIBRATION="$TMP/absent"
+
+# run-fork: one child exits, another executes run-ctor-dtor (which does not fork).
+"$LDPROF" -n 5 --no-overhead --json "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" \
+	>"$TMP/j" 2>"$TMP/e"
+check "runs" test $? -eq 0
+expect_eq "two forks of its image" 2 "$(json_get "$TMP/j" '["verdict"]["image_forks"]')"
+# Its libraries besides libc: libdtor.so alone.
+expect_eq "priced at 2 x (200 + 15 x 1 library)" 430 \
+	"$(json_eval "$TMP/j" "round(d['verdict']['parts_us']['forks'], 6)")"
+expect_eq "the saving adds them" true \
+	"$(json_eval "$TMP/j" "abs(sum(d['verdict']['parts_us'].values()) - d['verdict']['static_link_saved_us']) < 0.01")"
+if command -v strace >/dev/null 2>&1; then
+	strace -f -qq -e trace=clone,clone3,fork,vfork -o "$TMP/st" \
+		"$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" 2>/dev/null
+	expect_eq "strace -f: as many clones" 2 "$(grep -c 'clone' "$TMP/st")"
+	# dash forks for each command but the last; /bin/true forks nothing.
+	"$LDPROF" -n 3 --no-overhead --json /bin/sh -c '/bin/true; /bin/true; /bin/true; exit 0' \
+		>"$TMP/sh.json"
+	strace -f -qq -e trace=clone,clone3,fork,vfork -o "$TMP/st" \
+		/bin/sh -c '/bin/true; /bin/true; /bin/true; exit 0'
+	expect_eq "sh -c: the forks strace -f counts" "$(grep -c 'clone' "$TMP/st")" \
+		"$(json_get "$TMP/sh.json" '["verdict"]["image_forks"]')"
+else
+	skip "strace is not installed (tools/install-deps)"
+	skip "strace is not installed (tools/install-deps)"
+fi
+
+# The text names them beside the other parts.
+"$LDPROF" -n 3 --no-overhead "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" >"$TMP/t"
+check "text: the forks in the verdict's parts" grep -q "their own _init and _fini .*, 2 forks of its image 430" "$TMP/t"
+
+# A program that does not fork: 0, and nothing in the parts.
+"$LDPROF" -n 3 --no-overhead --json "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/n.json"
+expect_eq "the sample shell with foo: no fork" "0 0" \
+	"$(json_eval "$TMP/n.json" "'%d %d' % (d['verdict']['image_forks'], d['verdict']['parts_us']['forks'])")"
+
+# record and report: the count and its prices travel with the trace.
+"$LDPROF" record -n 3 -o "$TMP/f.trace" "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" \
+	>/dev/null 2>&1
+check "record" test $? -eq 0
+"$LDPROF" report --json "$TMP/f.trace" >"$TMP/r.json"
+expect_eq "report: the same forks, at the same price" "2 430" \
+	"$(json_eval "$TMP/r.json" "'%d %g' % (d['verdict']['image_forks'], d['verdict']['parts_us']['forks'])")"
+
+# -f: a workload has no verdict, and no census run either.
+"$LDPROF" -f -n 2 --json "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" >"$TMP/f.json" 2>&1
+check "-f runs" test $? -eq 0
+done_testing
