@@ -1,9 +1,9 @@
 #!/bin/sh
-# The forks of the program's own image: counted in one followed run after
-# the timed ones (strace -f, the oracle, counts the same clones), priced in
-# the verdict at the calibration's fork_us (with libc, and per more
-# library), kept by record and report; the forks of what a child executed
-# are not the program's.
+# The forks of the program's own image: counted in one run under ptrace
+# after the timed ones (strace -f, the oracle, sees the same forks and
+# vforks), priced in the verdict at the calibration's fork_us (with libc,
+# and per more library), vforks not (they copy nothing), kept by record
+# and report; the forks of what a child executed are not the program's.
 . "$(dirname "$0")/lib.sh"
 
 # The built-in prices: a fork 200 us with libc alone, 15 more per library.
@@ -23,14 +23,17 @@ if command -v strace >/dev/null 2>&1; then
 	strace -f -qq -e trace=clone,clone3,fork,vfork -o "$TMP/st" \
 		"$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" 2>/dev/null
 	expect_eq "strace -f: as many clones" 2 "$(grep -c 'clone' "$TMP/st")"
-	# dash forks for each command but the last; /bin/true forks nothing.
-	"$LDPROF" -n 3 --no-overhead --json /bin/sh -c '/bin/true; /bin/true; /bin/true; exit 0' \
-		>"$TMP/sh.json"
-	strace -f -qq -e trace=clone,clone3,fork,vfork -o "$TMP/st" \
-		/bin/sh -c '/bin/true; /bin/true; /bin/true; exit 0'
-	expect_eq "sh -c: the forks strace -f counts" "$(grep -c 'clone' "$TMP/st")" \
-		"$(json_get "$TMP/sh.json" '["verdict"]["image_forks"]')"
+	# dash: a subshell by fork, its simple commands by vfork; /bin/true forks nothing.
+	cmd='(exit 0); /bin/true; /bin/true; exit 0'
+	"$LDPROF" -n 3 --no-overhead --json /bin/sh -c "$cmd" >"$TMP/sh.json"
+	strace -f -qq -e trace=clone,clone3,fork,vfork -o "$TMP/st" /bin/sh -c "$cmd"
+	expect_eq "sh -c: the forks and vforks strace -f sees" \
+		"$(grep -c 'clone(' "$TMP/st") $(grep -c 'vfork(' "$TMP/st")" \
+		"$(json_eval "$TMP/sh.json" "'%d %d' % (d['verdict']['image_forks'], d['verdict']['image_vforks'])")"
+	expect_eq "sh -c: vforks are not priced" true \
+		"$(json_eval "$TMP/sh.json" "d['verdict']['parts_us']['forks'] == 200 * d['verdict']['image_forks']")"
 else
+	skip "strace is not installed (tools/install-deps)"
 	skip "strace is not installed (tools/install-deps)"
 	skip "strace is not installed (tools/install-deps)"
 fi
@@ -41,8 +44,8 @@ check "text: the forks in the verdict's parts" grep -q "their own _init and _fin
 
 # A program that does not fork: 0, and nothing in the parts.
 "$LDPROF" -n 3 --no-overhead --json "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/n.json"
-expect_eq "the sample shell with foo: no fork" "0 0" \
-	"$(json_eval "$TMP/n.json" "'%d %d' % (d['verdict']['image_forks'], d['verdict']['parts_us']['forks'])")"
+expect_eq "the sample shell with foo: no fork" "0 0 0" \
+	"$(json_eval "$TMP/n.json" "'%d %d %d' % (d['verdict']['image_forks'], d['verdict']['image_vforks'], d['verdict']['parts_us']['forks'])")"
 
 # record and report: the count and its prices travel with the trace.
 "$LDPROF" record -n 3 -o "$TMP/f.trace" "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" \
@@ -52,7 +55,17 @@ check "record" test $? -eq 0
 expect_eq "report: the same forks, at the same price" "2 430" \
 	"$(json_eval "$TMP/r.json" "'%d %g' % (d['verdict']['image_forks'], d['verdict']['parts_us']['forks'])")"
 
-# -f: a workload has no verdict, and no census run either.
-"$LDPROF" -f -n 2 --json "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" >"$TMP/f.json" 2>&1
-check "-f runs" test $? -eq 0
+# Under a tracer the census cannot trace: a warning says why, the verdict leaves them out.
+if command -v strace >/dev/null 2>&1; then
+	strace -f -qq -e trace=none -o /dev/null "$LDPROF" -n 3 --no-overhead --json \
+		"$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" >"$TMP/tr.json" 2>"$TMP/tr.err"
+	check "traced: it still runs" test $? -eq 0
+	check "traced: the warning" grep -q "its forks could not be counted (ptrace refused" "$TMP/tr.err"
+	expect_eq "traced: not counted, not priced" "None 0" \
+		"$(json_eval "$TMP/tr.json" "'%s %g' % (d['verdict']['image_forks'], d['verdict']['parts_us']['forks'])")"
+else
+	skip "strace is not installed (tools/install-deps)"
+	skip "strace is not installed (tools/install-deps)"
+	skip "strace is not installed (tools/install-deps)"
+fi
 done_testing

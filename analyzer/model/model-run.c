@@ -11,9 +11,9 @@
 
 #include "base/exit.h"
 #include "base/interrupt.h"
-#include "model/fork-census.h"
 #include "model/minimal-pair.h"
 #include "model/model.h"
+#include "run/fork-census.h"
 #include "run/profile.h"
 #include "run/runner.h"
 #include "run/target.h"
@@ -146,9 +146,9 @@ static int profile_with_pair(const struct profile_opts *o, size_t n,
 }
 
 /*
- * After the timed runs, one followed run of each dynamic program: the forks
- * of its own image, which its verdict prices. Not with -f (a workload has
- * no verdict), and not when the runs were cut short.
+ * After the timed runs, one run of each dynamic program under ptrace: the
+ * forks of its own image, which its verdict prices. Not with -f (a
+ * workload has no verdict), and not when the runs were cut short.
  */
 static void count_forks(const struct profile_opts *o, size_t n, struct trace *traces)
 {
@@ -160,12 +160,16 @@ static void count_forks(const struct profile_opts *o, size_t n, struct trace *tr
 		struct trace *t = &traces[i];
 		if (t->is_static || t->interrupted)
 			continue;
-		if (fork_census(t, o->timeout_s, &t->image_forks, &err))
+		struct fork_counts c;
+		if (fork_census(t->program, t->argv, o->timeout_s, &c, &err)) {
 			warn_msg("%s: its forks could not be counted (%s): the verdict leaves them "
 				 "out",
 				 t->program, err.msg);
-		else
-			t->forks_counted = true;
+			continue;
+		}
+		t->forks_counted = true;
+		t->image_forks = c.forks;
+		t->image_vforks = c.vforks;
 	}
 }
 

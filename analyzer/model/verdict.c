@@ -227,7 +227,7 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 }
 
 /*
- * The forks of the program's own image (model/fork-census.h), each dearer
+ * The forks of the program's own image (run/fork-census.h), each dearer
  * from a dynamic image: with libc alone, and per more library it loaded
  * at startup (calibrate's fork programs). 0 when they were not counted.
  */
@@ -484,15 +484,22 @@ static char *sched_note(const struct report *rep)
 static char *fork_note(const struct trace *t, const struct report *rep)
 {
 	const char *spawn = t->static_side.spawn_example;
+	char vf[96] = "";
 
+	if (t->image_vforks)
+		snprintf(vf, sizeof vf, "; its %u vfork and posix_spawn children share it and are not",
+			 t->image_vforks);
 	if (t->forks_counted && t->image_forks)
-		return xasprintf("the program's own image forked %u times in a run, each %.0f us dearer "
-				 "than a static image's (its mappings copied into the child and "
-				 "torn down with it; docs/model.md): a vfork or posix_spawn child "
-				 "copies nothing yet is priced alike, and a child that binds its "
+		return xasprintf("the program's own image forked %u times in a run, each %.0f us "
+				 "dearer than a static image's (its mappings copied into the child "
+				 "and torn down with it; docs/model.md)%s; a child that binds its "
 				 "first calls lazily looks each up again through every library, "
 				 "which is not priced",
-				 t->image_forks, rep->static_fork_us / t->image_forks);
+				 t->image_forks, rep->static_fork_us / t->image_forks, vf);
+	if (t->forks_counted && t->image_vforks)
+		return xasprintf("the program started %u processes by vfork or posix_spawn, which "
+				 "share its image and copy none of it: not priced",
+				 t->image_vforks);
 	if (!t->forks_counted && spawn[0])
 		return xasprintf("the program can start processes (it binds %s): a dynamic "
 				 "process forks slower than a static one, as the kernel copies "

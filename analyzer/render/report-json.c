@@ -429,10 +429,13 @@ static void verdict(struct json *j, const struct report *rep)
 		json_obj_close(j);
 		json_num(j, "fault_us", rep->static_fault_us);
 		/* The forks of the program's own image in one run; null: not counted. */
-		if (rep->t->forks_counted)
+		if (rep->t->forks_counted) {
 			json_int(j, "image_forks", rep->t->image_forks);
-		else
+			json_int(j, "image_vforks", rep->t->image_vforks);
+		} else {
 			json_null(j, "image_forks");
+			json_null(j, "image_vforks");
+		}
 		/* --fixed-runs: parts_us.dynamic_fixed measured in so many rounds. */
 		json_int(j, "dynamic_fixed_runs", rep->t->fixed_runs);
 		if (rep->t->fixed_runs) {

@@ -33,8 +33,8 @@ struct profile_opts {
 	 */
 	unsigned fixed_runs;
 	/*
-	 * Count the forks of the program's own image in one followed run
-	 * after the timed ones (model/fork-census.h), for its verdict:
+	 * Count the forks of the program's own image in one run under ptrace
+	 * after the timed ones (run/fork-census.h), for its verdict:
 	 * profile_opts_defaults_verdict sets it.
 	 */
 	bool fork_census;

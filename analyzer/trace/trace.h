@@ -149,8 +149,8 @@ struct trace {
 	size_t fixed_runs;
 	double fixed_cal_us; /* the calibration's fixed cost, which the measured one replaced */
 	bool fixed_interleaved; /* ...measured in the programs' own rounds (compare), not after */
-	/* The forks of the program's own image in one run (model/fork-census.h); when counted. */
-	uint32_t image_forks;
+	/* The forks of the program's own image in one run (run/fork-census.h), when counted. */
+	uint32_t image_forks, image_vforks; /* copies of it; vfork and posix_spawn children */
 	bool forks_counted;
 	struct trace_sampling *sampling; /* --sample; NULL without it */
 };

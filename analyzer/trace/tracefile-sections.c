@@ -84,6 +84,7 @@ enum model_tag {
 	MODEL_TAG_FIXED_INTERLEAVED = 17, /* 1: tag 8 measured in the programs' rounds */
 	MODEL_TAG_IMAGE_FORKS = 18, /* the forks of the program's own image in one run */
 	MODEL_TAG_FORK_US = 19,	    /* two f64 fields: a fork's price with libc, per library */
+	MODEL_TAG_IMAGE_VFORKS = 20, /* ...and its vfork and posix_spawn children */
 };
 
 enum run_tag {
@@ -215,6 +216,7 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	}
 	if (t->forks_counted) {
 		tlv_uint(b, MODEL_TAG_IMAGE_FORKS, t->image_forks);
+		tlv_uint(b, MODEL_TAG_IMAGE_VFORKS, t->image_vforks);
 		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_fixed_us);
 		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_per_object_us);
 	}
@@ -640,6 +642,10 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 		t->forks_counted = x <= UINT32_MAX;
 		t->image_forks = t->forks_counted ? (uint32_t)x : 0;
 		break;
+	case MODEL_TAG_IMAGE_VFORKS:
+		x = val_uint(v);
+		t->image_vforks = x <= UINT32_MAX ? (uint32_t)x : 0;
+		break;
 	case MODEL_TAG_FORK_US:
 		if (rep->fork < 2)
 			*fork_us[rep->fork++] = sane_price(val_f64(v));
@@ -787,7 +793,7 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		t->fixed_cal_us = 0;
 		t->fixed_interleaved = false;
 		t->forks_counted = false;
-		t->image_forks = 0;
+		t->image_forks = t->image_vforks = 0;
 		for (size_t i = 0; i < t->nobj; i++)
 			t->obj[i].have_feat = false;
 	}

@@ -1,76 +1,53 @@
 /*
- * Unit tests for counting the forks of a program's own image in its
- * process tree (model/fork-census.h): the top's forks before it executes
- * anything else, and the forks of those forks before they execute (a
- * double fork's middle); not the forks of what they executed, nor the
- * top's after an exec of its own, nor a process whose parent was never
- * seen.
+ * Unit tests for the fork census (run/fork-census.h): the tally counts the
+ * forks and vforks of the program's own image (the top's before it
+ * executes another, and those of its forks before they execute: a double
+ * fork's middle), not those of what a child executed, nor threads. Then
+ * real runs under ptrace: a subshell's fork and a program that cannot run
+ * (tests/t0227-forks.sh holds the counts to strace -f's).
  */
+#include <errno.h>
 #include <stdlib.h>
 
-#include "model/fork-census.h"
+#include "run/fork-census.h"
 #include "unit.h"
 
-static struct tree_exec *execs(size_t n, const uint64_t *ts)
+static void test_tally(void)
 {
-	struct tree_exec *e = xcalloc(n, sizeof *e);
+	struct fork_tally t;
 
-	for (size_t i = 0; i < n; i++)
-		e[i].ts = ts[i];
-	return e;
+	fork_tally_start(&t, 100);
+	fork_tally_child(&t, 100, 101, TALLY_FORK);   /* the top's fork */
+	fork_tally_child(&t, 101, 102, TALLY_FORK);   /* the middle's: still the image */
+	fork_tally_exec(&t, 102);		      /* 102 executes gpgconf */
+	fork_tally_child(&t, 102, 103, TALLY_FORK);   /* gpgconf's fork: not the image */
+	fork_tally_child(&t, 100, 104, TALLY_VFORK);  /* posix_spawn: shared */
+	fork_tally_child(&t, 100, 105, TALLY_THREAD); /* a thread of the top */
+	fork_tally_child(&t, 105, 106, TALLY_FORK);   /* forked by that thread: the image */
+	fork_tally_child(&t, 999, 107, TALLY_FORK);   /* a parent never seen */
+	CHECK(t.c.forks == 3 && t.c.vforks == 1);
+	fork_tally_exec(&t, 100); /* the top executes another program */
+	fork_tally_child(&t, 100, 108, TALLY_FORK);
+	CHECK(t.c.forks == 3);
+	fork_tally_free(&t);
 }
 
-static struct tree_proc proc(uint32_t parent, uint64_t fork_ts, size_t nexec, const uint64_t *ts)
+static void test_real(void)
 {
-	return (struct tree_proc){.parent = parent, .fork_ts = fork_ts,
-				  .exec = nexec ? execs(nexec, ts) : NULL, .nexec = nexec};
-}
+	struct fork_counts c = {99, 99};
+	struct errbuf err;
+	char *dbl[] = {"/bin/sh", "-c", "(/bin/true &) ; wait; exit 0", NULL};
+	char *none[] = {"/nonexistent/prog", NULL};
 
-static void test_double_fork(void)
-{
-	static const uint64_t top_ts[] = {100, 400}, mid_ts[] = {260};
-	struct tree_proc p[] = {
-		proc(TREE_NO_PROC, 100, 2, top_ts), /* the program, then an exec at 400 */
-		proc(0, 200, 0, NULL),		     /* the top's fork: counted */
-		proc(1, 250, 1, mid_ts),	     /* the middle's fork: counted; it execs at 260 */
-		proc(2, 300, 0, NULL),		     /* forked by what 2 executed: not */
-		proc(0, 500, 0, NULL),		     /* after the top's own exec: not */
-		proc(TREE_NO_PROC, 600, 0, NULL),    /* parent never seen: not */
-		proc(0, 390, 0, NULL),		     /* the top's, just before its exec: counted */
-	};
-	struct run_tree t = {.proc = p, .nproc = sizeof p / sizeof p[0]};
-
-	CHECK(tree_image_forks(&t) == 3);
-	for (size_t i = 0; i < t.nproc; i++)
-		free(p[i].exec);
-}
-
-static void test_no_forks(void)
-{
-	static const uint64_t top_ts[] = {100};
-	struct tree_proc p[] = {proc(TREE_NO_PROC, 100, 1, top_ts)};
-	struct run_tree t = {.proc = p, .nproc = 1};
-
-	CHECK(tree_image_forks(&t) == 0);
-	free(p[0].exec);
-}
-
-/* A parent index out of range (a damaged tree) ends the walk: not counted, no read past. */
-static void test_bad_parent(void)
-{
-	static const uint64_t top_ts[] = {100};
-	struct tree_proc p[] = {proc(TREE_NO_PROC, 100, 1, top_ts), proc(7, 200, 0, NULL),
-				proc(1, 300, 0, NULL)};
-	struct run_tree t = {.proc = p, .nproc = 3};
-
-	CHECK(tree_image_forks(&t) == 0);
-	free(p[0].exec);
+	/* dash: a subshell by fork, which forks /bin/true in the background; then exit. */
+	CHECK(fork_census("/bin/sh", dbl, 10, &c, &err) == 0);
+	CHECK(c.forks >= 1);
+	CHECK(fork_census("/nonexistent/prog", none, 10, &c, &err) == -ECHILD);
 }
 
 int main(void)
 {
-	test_double_fork();
-	test_no_forks();
-	test_bad_parent();
+	test_tally();
+	test_real();
 	return unit_done("fork_census_test");
 }

@@ -53,7 +53,7 @@ static void test_roundtrip(void)
 	for (size_t i = 0; i < t.nrun; i++) /* preempted twice every fourth run; run 5 unknown */
 		t.run[i].usage.nivcsw = i == 5 ? -1 : i % 4 ? 0 : 2;
 	t.model.line_hot_ns = 10.5, t.model.line_contended_pct = 62.5;
-	t.forks_counted = true, t.image_forks = 10; /* dar -V's, priced in the verdict */
+	t.forks_counted = true, t.image_forks = 10, t.image_vforks = 3; /* dar -V has no vforks */
 	t.model.fork_fixed_us = 71.5, t.model.fork_per_object_us = 3.625;
 	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
@@ -75,7 +75,7 @@ static void test_roundtrip(void)
 	CHECK(u.run[9].line_hot_ns == 11.75 && u.run[10].line_hot_ns == 11.75);
 	CHECK(u.model.line_hot_ns == 10.5 && u.model.line_contended_pct == 62.5);
 	CHECK(u.run[8].usage.nivcsw == 2 && u.run[9].usage.nivcsw == 0 && u.run[5].usage.nivcsw == -1);
-	CHECK(u.forks_counted && u.image_forks == 10);
+	CHECK(u.forks_counted && u.image_forks == 10 && u.image_vforks == 3);
 	CHECK(u.model.fork_fixed_us == 71.5 && u.model.fork_per_object_us == 3.625);
 
 	char *a = report_json(&t), *c = report_json(&u);

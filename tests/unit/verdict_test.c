@@ -371,6 +371,10 @@ static void test_forks(void)
 	CHECK_NEAR(some.static_fork_us, 10 * (70 + 4 * 2), 1e-9);
 	CHECK_NEAR(some.static_saved_us - none.static_saved_us, 780, 1e-6);
 	CHECK(has_note(&some, "own image forked 10 times in a run, each 78 us dearer"));
+	t.image_forks = 0, t.image_vforks = 2; /* vfork children copy nothing */
+	report_free(&none);
+	report_build(&t, &none);
+	CHECK(none.static_fork_us == 0 && has_note(&none, "started 2 processes by vfork"));
 	t.forks_counted = false;
 	report_build(&t, &lost);
 	CHECK(lost.static_fork_us == 0);

@@ -1,0 +1,55 @@
+/*
+ * The forks a program's own image makes in one run: each copies its
+ * address space, and a dynamic image's costs more to copy and tear down
+ * (docs/model.md, "The forks"), while a vfork or posix_spawn child shares
+ * it and copies nothing. perf's task records do not tell the two apart
+ * (dash starts its commands by vfork), so the census is one run under
+ * ptrace, outside the measurement, whose fork, vfork and clone events say
+ * which each is. The program's output goes to /dev/null.
+ */
+#ifndef LDPROF_FORK_CENSUS_H
+#define LDPROF_FORK_CENSUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/util.h"
+
+struct fork_counts {
+	uint32_t forks;	 /* children that copied the program's image */
+	uint32_t vforks; /* vfork and posix_spawn children of it: shared, nothing copied */
+};
+
+/*
+ * Which processes run the program's image: the top until it executes
+ * another, a child from its parent's at the fork until it executes. Apart
+ * from ptrace, for the unit tests.
+ */
+struct fork_tally {
+	struct tally_proc {
+		pid_t pid;
+		bool image; /* runs the program's image */
+		bool seen;  /* its first stop came (a new tracee's SIGSTOP) */
+	} *p;
+	size_t n, cap;
+	struct fork_counts c;
+};
+
+void fork_tally_start(struct fork_tally *t, pid_t top);
+void fork_tally_exec(struct fork_tally *t, pid_t pid);
+/* A new task of parent's: a fork, a vfork (shared memory) or a thread (neither counted). */
+enum tally_kind { TALLY_FORK, TALLY_VFORK, TALLY_THREAD };
+void fork_tally_child(struct fork_tally *t, pid_t parent, pid_t child, enum tally_kind k);
+void fork_tally_free(struct fork_tally *t);
+
+/*
+ * Run path with argv and the environment under ptrace until every process
+ * it started has ended (or timeout_s, after which they are killed) and
+ * count. -errno with err set when it could not be traced or run.
+ */
+int fork_census(const char *path, char *const argv[], double timeout_s, struct fork_counts *c,
+		struct errbuf *err);
+
+#endif
