@@ -27,14 +27,14 @@ static struct tally_proc *add(struct fork_tally *t, pid_t pid, bool image)
 		t->cap = t->cap ? 2 * t->cap : 16;
 		t->p = xrealloc(t->p, t->cap * sizeof *t->p);
 	}
-	t->p[t->n] = (struct tally_proc){.pid = pid, .image = image};
+	t->p[t->n] = (struct tally_proc){.pid = pid, .image = image, .live = true};
 	return &t->p[t->n++];
 }
 
 void fork_tally_start(struct fork_tally *t, pid_t top)
 {
 	memset(t, 0, sizeof *t);
-	add(t, top, true)->seen = true;
+	add(t, top, true);
 }
 
 void fork_tally_exec(struct fork_tally *t, pid_t pid)
@@ -47,14 +47,13 @@ void fork_tally_exec(struct fork_tally *t, pid_t pid)
 
 void fork_tally_child(struct fork_tally *t, pid_t parent, pid_t child, enum tally_kind k)
 {
-	struct tally_proc *p = find(t, parent), *c;
-	bool image = p && p->image, seen;
+	struct tally_proc *p = find(t, parent), *c = find(t, child);
+	bool image = p && p->image;
 
-	/* Its first stop may have come before its parent's event. */
-	c = find(t, child);
-	seen = c && c->seen;
-	c = add(t, child, image);
-	c->seen = seen;
+	/* Its first stop may have come before its parent's event, and added it. */
+	if (!c || !c->live)
+		c = add(t, child, image);
+	c->image = image;
 	if (image && k == TALLY_FORK)
 		t->c.forks++;
 	else if (image && k == TALLY_VFORK)
@@ -75,11 +74,13 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* How the child tells why it never stopped at its exec. */
-#define CHILD_NO_PTRACE 126
-#define CHILD_NO_EXEC	127
+/* Why the child never reached its exec. */
+#define CHILD_NO_EXEC 127
 
-/* The child: a process group of its own, /dev/null for stdio, traced from its exec. */
+/*
+ * The child: a process group of its own, /dev/null for stdio, stopped
+ * until the parent has seized it, then the program.
+ */
 static void child(const char *path, char *const argv[])
 {
 	int fd = open("/dev/null", O_RDWR);
@@ -90,67 +91,113 @@ static void child(const char *path, char *const argv[])
 		dup2(fd, 1);
 		dup2(fd, 2);
 	}
-	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-		_exit(CHILD_NO_PTRACE);
+	raise(SIGSTOP);
 	execv(path, argv);
 	_exit(CHILD_NO_EXEC);
 }
 
-static void kill_all(const struct fork_tally *t, pid_t top)
+/* The census of one run. */
+struct census {
+	struct fork_tally t;
+	pid_t top;
+	bool top_exec;	/* the top's first exec (the program's own) came */
+	bool letting_go; /* the top exited: detach each tracee at its next stop */
+	size_t live;
+};
+
+static bool group_stop_sig(int sig)
 {
-	kill(-top, SIGKILL);
-	for (size_t i = 0; i < t->n; i++)
-		kill(t->p[i].pid, SIGKILL); /* those that left its process group */
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-/* One stop of a tracee: count it, and let it go on. */
-static void on_stop(struct fork_tally *t, pid_t pid, int status)
+static void gone(struct census *c, struct tally_proc *p)
+{
+	if (p && p->live) {
+		p->live = false;
+		c->live--;
+	}
+}
+
+/* One stop of a tracee: count it, and let it go on (or go). */
+static void on_stop(struct census *c, pid_t pid, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
-	struct tally_proc *p = find(t, pid);
+	struct tally_proc *p = find(&c->t, pid);
 	unsigned long msg = 0;
-	siginfo_t si;
+	size_t before = c->t.n;
 
+	if (!p || !p->live) { /* a child whose parent's event is still to come */
+		p = add(&c->t, pid, false);
+		c->live++;
+	}
 	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 	    event == PTRACE_EVENT_CLONE) {
-		if (!ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg))
-			fork_tally_child(t, pid, (pid_t)msg,
-					 event == PTRACE_EVENT_FORK    ? TALLY_FORK
-					 : event == PTRACE_EVENT_VFORK ? TALLY_VFORK
-								       : TALLY_THREAD);
+		if (!ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg) && !find(&c->t, (pid_t)msg))
+			c->live++;
+		fork_tally_child(&c->t, pid, (pid_t)msg,
+				 event == PTRACE_EVENT_FORK    ? TALLY_FORK
+				 : event == PTRACE_EVENT_VFORK ? TALLY_VFORK
+							       : TALLY_THREAD);
+		p = find(&c->t, pid); /* the array may have moved */
 		sig = 0;
 	} else if (event == PTRACE_EVENT_EXEC) {
-		fork_tally_exec(t, pid);
+		if (pid == c->top && !c->top_exec)
+			c->top_exec = true;
+		else
+			fork_tally_exec(&c->t, pid);
 		sig = 0;
+	} else if (event == PTRACE_EVENT_STOP && group_stop_sig(sig) && !c->letting_go) {
+		ptrace(PTRACE_LISTEN, pid, NULL, NULL); /* stopped as without ptrace */
+		return;
 	} else if (event) {
 		sig = 0;
-	} else if (sig == SIGSTOP && (!p || !p->seen)) {
-		sig = 0; /* a new tracee's first stop, which attaching it sent */
-	} else if (ptrace(PTRACE_GETSIGINFO, pid, NULL, &si)) {
-		sig = 0; /* a group-stop: it runs on (the census keeps no job control) */
 	}
-	if (!p)
-		p = add(t, pid, false); /* a child whose parent's event is still to come */
-	p->seen = true;
+	(void)before;
+	if (c->letting_go) {
+		ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)sig);
+		gone(c, p);
+		return;
+	}
 	ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
 }
 
+/* The top exited: stop each tracee left, to detach it at that stop. */
+static void let_go(struct census *c)
+{
+	c->letting_go = true;
+	for (size_t i = 0; i < c->t.n; i++)
+		if (c->t.p[i].live)
+			ptrace(PTRACE_INTERRUPT, c->t.p[i].pid, NULL, NULL);
+}
+
+static void kill_all(const struct census *c)
+{
+	kill(-c->top, SIGKILL);
+	for (size_t i = 0; i < c->t.n; i++)
+		if (c->t.p[i].live)
+			kill(c->t.p[i].pid, SIGKILL); /* those that left its process group */
+}
+
 /* Until no tracee is left; -ETIME after the timeout, -EINTR on Ctrl-C (all killed then). */
-static int trace_all(struct fork_tally *t, pid_t top, double timeout_s)
+static int trace_all(struct census *c, double timeout_s)
 {
 	double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
 	struct timespec nap = {0, 200000};
 	int r = 0, status;
 
-	for (;;) {
+	while (c->live) {
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (pid < 0 && errno == EINTR)
 			continue;
 		if (pid < 0)
-			return r; /* ECHILD: all gone */
+			break; /* ECHILD: all gone */
 		if (pid > 0) {
 			if (WIFSTOPPED(status))
-				on_stop(t, pid, status);
+				on_stop(c, pid, status);
+			else if (WIFEXITED(status) || WIFSIGNALED(status))
+				gone(c, find(&c->t, pid));
+			if (pid == c->top && !WIFSTOPPED(status) && !c->letting_go && !r)
+				let_go(c);
 			continue;
 		}
 		if (!r && interrupt_requested())
@@ -158,51 +205,63 @@ static int trace_all(struct fork_tally *t, pid_t top, double timeout_s)
 		if (!r && deadline && now_s() > deadline)
 			r = -ETIME;
 		if (r)
-			kill_all(t, top);
+			kill_all(c);
 		nanosleep(&nap, NULL);
 	}
+	return r;
 }
 
-int fork_census(const char *path, char *const argv[], double timeout_s, struct fork_counts *c,
-		struct errbuf *err)
+/* Start the child and seize it at its stop before exec. */
+static int start(struct census *c, const char *path, char *const argv[], struct errbuf *err)
 {
-	struct fork_tally t;
-	int status, r;
-	pid_t w, top = fork();
+	const long opts = PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
+			  PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+	int status, e;
+	pid_t w;
 
-	if (top < 0)
+	c->top = fork();
+	if (c->top < 0)
 		return set_err(err, errno, "fork: %s", strerror(errno));
-	if (top == 0)
+	if (c->top == 0)
 		child(path, argv);
 	do
-		w = waitpid(top, &status, __WALL);
+		w = waitpid(c->top, &status, WUNTRACED);
 	while (w < 0 && errno == EINTR);
-	if (w != top) {
-		r = errno;
-		kill(top, SIGKILL);
-		waitpid(top, &status, __WALL);
-		return set_err(err, r, "waitpid: %s", strerror(r));
+	if (w != c->top || !WIFSTOPPED(status)) {
+		e = w < 0 ? errno : ECHILD;
+		kill(c->top, SIGKILL);
+		waitpid(c->top, &status, 0);
+		return set_err(err, e, "it did not start: %s", strerror(e));
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_NO_PTRACE)
-		return set_err(err, EPERM, "ptrace refused (is ldprof itself traced?)");
-	if (!WIFSTOPPED(status))
-		return set_err(err, ECHILD, "it could not be executed under ptrace");
-	if (ptrace(PTRACE_SETOPTIONS, top, NULL,
-		   (void *)(long)(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
-				  PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL))) {
-		r = errno;
-		kill(top, SIGKILL);
-		waitpid(top, &status, __WALL);
-		return set_err(err, r, "ptrace: %s", strerror(r));
+	if (ptrace(PTRACE_SEIZE, c->top, NULL, (void *)opts)) {
+		e = errno;
+		kill(c->top, SIGKILL);
+		waitpid(c->top, &status, __WALL);
+		return set_err(err, e, "ptrace: %s%s", strerror(e),
+			       e == EPERM ? " (is ldprof itself traced?)" : "");
 	}
-	fork_tally_start(&t, top);
-	ptrace(PTRACE_CONT, top, NULL, NULL);
-	r = trace_all(&t, top, timeout_s);
-	*c = t.c;
-	fork_tally_free(&t);
+	fork_tally_start(&c->t, c->top);
+	c->live = 1;
+	kill(c->top, SIGCONT);
+	return 0;
+}
+
+int fork_census(const char *path, char *const argv[], double timeout_s, struct fork_counts *out,
+		struct errbuf *err)
+{
+	struct census c = {0};
+	int r = start(&c, path, argv, err);
+
+	if (r)
+		return r;
+	r = trace_all(&c, timeout_s);
+	*out = c.t.c;
+	fork_tally_free(&c.t);
 	if (r == -ETIME)
 		return set_err(err, ETIME, "it ran past the %.0f s timeout, and was killed", timeout_s);
 	if (r)
 		return set_err(err, -r, "interrupted");
+	if (!c.top_exec)
+		return set_err(err, ENOEXEC, "it could not be executed");
 	return 0;
 }

@@ -31,7 +31,7 @@ struct fork_tally {
 	struct tally_proc {
 		pid_t pid;
 		bool image; /* runs the program's image */
-		bool seen;  /* its first stop came (a new tracee's SIGSTOP) */
+		bool live;  /* traced, not yet exited nor detached */
 	} *p;
 	size_t n, cap;
 	struct fork_counts c;
@@ -45,9 +45,10 @@ void fork_tally_child(struct fork_tally *t, pid_t parent, pid_t child, enum tall
 void fork_tally_free(struct fork_tally *t);
 
 /*
- * Run path with argv and the environment under ptrace until every process
- * it started has ended (or timeout_s, after which they are killed) and
- * count. -errno with err set when it could not be traced or run.
+ * Run path with argv and the environment under ptrace until it exits
+ * (what it left running is let go: a daemon it started lives on), or
+ * timeout_s, after which all it started is killed, and count. -errno with
+ * err set when it could not be traced or run.
  */
 int fork_census(const char *path, char *const argv[], double timeout_s, struct fork_counts *c,
 		struct errbuf *err);

@@ -42,7 +42,7 @@ static void test_real(void)
 	/* dash: a subshell by fork, which forks /bin/true in the background; then exit. */
 	CHECK(fork_census("/bin/sh", dbl, 10, &c, &err) == 0);
 	CHECK(c.forks >= 1);
-	CHECK(fork_census("/nonexistent/prog", none, 10, &c, &err) == -ECHILD);
+	CHECK(fork_census("/nonexistent/prog", none, 10, &c, &err) == -ENOEXEC);
 }
 
 int main(void)
