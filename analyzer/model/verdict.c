@@ -487,7 +487,7 @@ static char *fork_note(const struct trace *t, const struct report *rep)
 	char vf[96] = "";
 
 	if (t->image_vforks)
-		snprintf(vf, sizeof vf, "; its %u vfork and posix_spawn children share it and are not",
+		snprintf(vf, sizeof vf, "; its %u vfork and posix_spawn children share it, not priced",
 			 t->image_vforks);
 	if (t->forks_counted && t->image_forks)
 		return xasprintf("the program's own image forked %u times in a run, each %.0f us "

@@ -124,7 +124,6 @@ static void on_stop(struct census *c, pid_t pid, int status)
 	int sig = WSTOPSIG(status), event = status >> 16;
 	struct tally_proc *p = find(&c->t, pid);
 	unsigned long msg = 0;
-	size_t before = c->t.n;
 
 	if (!p || !p->live) { /* a child whose parent's event is still to come */
 		p = add(&c->t, pid, false);
@@ -132,13 +131,16 @@ static void on_stop(struct census *c, pid_t pid, int status)
 	}
 	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 	    event == PTRACE_EVENT_CLONE) {
-		if (!ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg) && !find(&c->t, (pid_t)msg))
-			c->live++;
-		fork_tally_child(&c->t, pid, (pid_t)msg,
-				 event == PTRACE_EVENT_FORK    ? TALLY_FORK
-				 : event == PTRACE_EVENT_VFORK ? TALLY_VFORK
-							       : TALLY_THREAD);
-		p = find(&c->t, pid); /* the array may have moved */
+		if (!ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg)) {
+			struct tally_proc *old = find(&c->t, (pid_t)msg);
+			bool was_live = old && old->live; /* its first stop came first */
+			fork_tally_child(&c->t, pid, (pid_t)msg,
+					 event == PTRACE_EVENT_FORK    ? TALLY_FORK
+					 : event == PTRACE_EVENT_VFORK ? TALLY_VFORK
+								       : TALLY_THREAD);
+			c->live += !was_live;
+			p = find(&c->t, pid); /* the array may have moved */
+		}
 		sig = 0;
 	} else if (event == PTRACE_EVENT_EXEC) {
 		if (pid == c->top && !c->top_exec)
@@ -152,7 +154,6 @@ static void on_stop(struct census *c, pid_t pid, int status)
 	} else if (event) {
 		sig = 0;
 	}
-	(void)before;
 	if (c->letting_go) {
 		ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)sig);
 		gone(c, p);
