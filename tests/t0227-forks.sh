@@ -47,6 +47,13 @@ check "text: the forks in the verdict's parts" grep -q "their own _init and _fin
 expect_eq "the sample shell with foo: no fork" "0 0 0" \
 	"$(json_eval "$TMP/n.json" "'%d %d %d' % (d['verdict']['image_forks'], d['verdict']['image_vforks'], d['verdict']['parts_us']['forks'])")"
 
+# Calibrated: the price measured now, after the runs (the fork programs built and run again).
+LDPROF_CALIBRATION=$LDPROF_TEST_CALIBRATION "$LDPROF" -n 3 --no-overhead --json \
+	"$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" >"$TMP/c.json" 2>"$TMP/c.err"
+check "calibrated: runs" test $? -eq 0
+expect_eq "calibrated: the price measured now, and the forks priced at it" "True True" \
+	"$(json_eval "$TMP/c.json" "str(d['verdict']['fork_price_now']) + ' ' + str(min(d['verdict']['fork_us']) >= 0 and abs(d['verdict']['parts_us']['forks'] - 2 * (d['verdict']['fork_us'][0] + d['verdict']['fork_us'][1])) < 1e-6)")"
+
 # record and report: the count and its prices travel with the trace.
 "$LDPROF" record -n 3 -o "$TMP/f.trace" "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" \
 	>/dev/null 2>&1

@@ -279,7 +279,7 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, bool
 	if (!r)
 		r = build_unwind(dir, quick, err);
 	if (!r)
-		r = fork_build(dir, err); /* links objects-16's libraries */
+		r = fork_build(dir, err);
 	/*
 	 * Every program and library in the state of one read from disk
 	 * (base/pagecache.h), as the installed libraries a real program loads

@@ -11,6 +11,7 @@
 
 #include "base/exit.h"
 #include "base/interrupt.h"
+#include "model/calibrate-fork.h"
 #include "model/minimal-pair.h"
 #include "model/model.h"
 #include "run/fork-census.h"
@@ -173,9 +174,43 @@ static void count_forks(const struct profile_opts *o, size_t n, struct trace *tr
 	}
 }
 
+/*
+ * When a program forked: the fork programs (model/calibrate-fork.h), built
+ * and run now in the pair's directory, for the price in the machine's
+ * present state. The calibration's moved from 69 to 149 us with libc alone
+ * between calibrations an hour apart, and dar -V's verdict with it
+ * (docs/model.md, "The forks"). 0, or -errno with err set.
+ */
+static int price_forks_now(const char *dir, size_t n, const struct trace *traces,
+			   struct model_coefs *now, struct errbuf *err)
+{
+	bool forked = false;
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		forked |= traces[i].forks_counted && traces[i].image_forks;
+	if (!forked || !dir || interrupt_requested())
+		return 0;
+	if (!(r = fork_build(dir, err)))
+		r = fork_measure(dir, false, now, err);
+	if (!r)
+		now->valid = true; /* marks the price as measured */
+	return r;
+}
+
+static void fork_price_apply(struct trace *t, const struct model_coefs *now)
+{
+	if (!now->valid || !t->forks_counted || !t->image_forks)
+		return;
+	t->fork_price_now = true;
+	t->model.fork_fixed_us = now->fork_fixed_us;
+	t->model.fork_per_object_us = now->fork_per_object_us;
+}
+
 int model_profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
 			   struct trace *traces, bool for_compare)
 {
+	struct model_coefs fork_now = {0};
 	struct minimal_pair_cost fixed = {0};
 	unsigned want = fixed_wanted(o);
 	struct summary fault;
@@ -222,9 +257,14 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 	}
 	if (r == 0)
 		count_forks(o, n, traces);
+	if (r == 0 && price_forks_now(dir, n, traces, &fork_now, &err))
+		warn_msg("the price of a fork could not be measured now (%s): the verdict uses the "
+			 "calibration's",
+			 err.msg);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		model_attach(&traces[i]);
 		fixed_apply(&traces[i], &fixed, inline_pair);
+		fork_price_apply(&traces[i], &fork_now);
 	}
 	/* What a page fault costs now, for the verdict to compare with the calibration's. */
 	if (r == 0 && !interrupt_requested() && !machine_fault_cost(15, &fault, &rest, &err))

@@ -432,6 +432,11 @@ static void verdict(struct json *j, const struct report *rep)
 		if (rep->t->forks_counted) {
 			json_int(j, "image_forks", rep->t->image_forks);
 			json_int(j, "image_vforks", rep->t->image_vforks);
+			json_arr_open(j, "fork_us");
+			json_num(j, NULL, rep->t->model.fork_fixed_us);
+			json_num(j, NULL, rep->t->model.fork_per_object_us);
+			json_arr_close(j);
+			json_bool(j, "fork_price_now", rep->t->fork_price_now);
 		} else {
 			json_null(j, "image_forks");
 			json_null(j, "image_vforks");

@@ -152,6 +152,7 @@ struct trace {
 	/* The forks of the program's own image in one run (run/fork-census.h), when counted. */
 	uint32_t image_forks, image_vforks; /* copies of it; vfork and posix_spawn children */
 	bool forks_counted;
+	bool fork_price_now; /* model.fork_* measured after the runs, not the calibration's */
 	struct trace_sampling *sampling; /* --sample; NULL without it */
 };
 

@@ -85,6 +85,7 @@ enum model_tag {
 	MODEL_TAG_IMAGE_FORKS = 18, /* the forks of the program's own image in one run */
 	MODEL_TAG_FORK_US = 19,	    /* two f64 fields: a fork's price with libc, per library */
 	MODEL_TAG_IMAGE_VFORKS = 20, /* ...and its vfork and posix_spawn children */
+	MODEL_TAG_FORK_PRICE_NOW = 21, /* 1: tag 19 measured after the runs */
 };
 
 enum run_tag {
@@ -219,6 +220,8 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 		tlv_uint(b, MODEL_TAG_IMAGE_VFORKS, t->image_vforks);
 		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_fixed_us);
 		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_per_object_us);
+		if (t->fork_price_now)
+			tlv_uint(b, MODEL_TAG_FORK_PRICE_NOW, 1);
 	}
 }
 
@@ -646,6 +649,9 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 		x = val_uint(v);
 		t->image_vforks = x <= UINT32_MAX ? (uint32_t)x : 0;
 		break;
+	case MODEL_TAG_FORK_PRICE_NOW:
+		t->fork_price_now = val_uint(v) == 1;
+		break;
 	case MODEL_TAG_FORK_US:
 		if (rep->fork < 2)
 			*fork_us[rep->fork++] = sane_price(val_f64(v));
@@ -794,6 +800,7 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		t->fixed_interleaved = false;
 		t->forks_counted = false;
 		t->image_forks = t->image_vforks = 0;
+		t->fork_price_now = false;
 		for (size_t i = 0; i < t->nobj; i++)
 			t->obj[i].have_feat = false;
 	}
