@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/interrupt.h"
+#include "run/spawn.h"
 
 static struct tally_proc *find(struct fork_tally *t, pid_t pid)
 {
@@ -78,13 +79,19 @@ static double now_s(void)
 #define CHILD_NO_EXEC 127
 
 /*
- * The child: a process group of its own, /dev/null for stdio, stopped
- * until the parent has seized it, then the program.
+ * The child: a process group of its own, /dev/null for stdio, the caller's
+ * signal dispositions and mask as a timed run gets them (run/spawn.c),
+ * stopped until the parent has seized it, then the program.
  */
 static void child(const char *path, char *const argv[])
 {
-	int fd = open("/dev/null", O_RDWR);
+	int fd = open("/dev/null", O_RDWR), sigs[SPAWN_MAX_SIGS];
+	bool ignored[SPAWN_MAX_SIGS];
+	sigset_t mask;
+	size_t n = interrupt_caller_state(sigs, ignored, SPAWN_MAX_SIGS, &mask);
 
+	for (size_t i = 0; i < n; i++)
+		signal(sigs[i], ignored[i] ? SIG_IGN : SIG_DFL);
 	setpgid(0, 0);
 	if (fd >= 0) {
 		dup2(fd, 0);
@@ -92,6 +99,7 @@ static void child(const char *path, char *const argv[])
 		dup2(fd, 2);
 	}
 	raise(SIGSTOP);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	execv(path, argv);
 	_exit(CHILD_NO_EXEC);
 }
@@ -102,6 +110,7 @@ struct census {
 	pid_t top;
 	bool top_exec;	/* the top's first exec (the program's own) came */
 	bool letting_go; /* the top exited: detach each tracee at its next stop */
+	int stopped;	 /* a tracee stopped by this signal (SIGTTIN: it wanted the terminal) */
 	size_t live;
 };
 
@@ -148,8 +157,16 @@ static void on_stop(struct census *c, pid_t pid, int status)
 		else
 			fork_tally_exec(&c->t, pid);
 		sig = 0;
+	} else if (event == PTRACE_EVENT_STOP && pid == c->top && !c->top_exec) {
+		sig = 0; /* its own stop before exec, which SIGCONT ends: seized in it */
 	} else if (event == PTRACE_EVENT_STOP && group_stop_sig(sig) && !c->letting_go) {
-		ptrace(PTRACE_LISTEN, pid, NULL, NULL); /* stopped as without ptrace */
+		/*
+		 * Stopped, as it would be without ptrace: it wanted the terminal
+		 * (the census runs in the background), or stopped itself. No
+		 * one will continue it: the census ends here.
+		 */
+		ptrace(PTRACE_LISTEN, pid, NULL, NULL);
+		c->stopped = sig;
 		return;
 	} else if (event) {
 		sig = 0;
@@ -179,7 +196,10 @@ static void kill_all(const struct census *c)
 			kill(c->t.p[i].pid, SIGKILL); /* those that left its process group */
 }
 
-/* Until no tracee is left; -ETIME after the timeout, -EINTR on Ctrl-C (all killed then). */
+/*
+ * Until no tracee is left; -ETIME after the timeout, -EINTR on Ctrl-C,
+ * -EAGAIN when one stopped (all killed then).
+ */
 static int trace_all(struct census *c, double timeout_s)
 {
 	double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
@@ -203,6 +223,8 @@ static int trace_all(struct census *c, double timeout_s)
 		}
 		if (!r && interrupt_requested())
 			r = -EINTR;
+		if (!r && c->stopped)
+			r = -EAGAIN;
 		if (!r && deadline && now_s() > deadline)
 			r = -ETIME;
 		if (r)
@@ -260,6 +282,11 @@ int fork_census(const char *path, char *const argv[], double timeout_s, struct f
 	fork_tally_free(&c.t);
 	if (r == -ETIME)
 		return set_err(err, ETIME, "it ran past the %.0f s timeout, and was killed", timeout_s);
+	if (r == -EAGAIN)
+		return set_err(err, EAGAIN, "it stopped (%s), and was killed",
+			       c.stopped == SIGTTIN || c.stopped == SIGTTOU
+				       ? "it wanted the terminal"
+				       : strsignal(c.stopped));
 	if (r)
 		return set_err(err, -r, "interrupted");
 	if (!c.top_exec)
