@@ -9,10 +9,12 @@
 prog=$FIXTURES/run-ctor-dtor/prog
 has_libctor="any(l['path'].endswith('/libctor.so') for l in d['libraries'])"
 
-LD_AUDIT=$FIXTURES/run-user-audit/audit-min.so "$LDPROF" -n 5 --no-overhead --json "$prog" \
+# 15 runs: the median of 5 once read 2715 us for the 2 ms spin, a burst
+# of preemptions on a shared machine (a clean-clone CI; 2049 to 2069 after).
+LD_AUDIT=$FIXTURES/run-user-audit/audit-min.so "$LDPROF" -n 15 --no-overhead --json "$prog" \
 	>"$TMP/j" 2>"$TMP/e"
 check "runs under a la_version-only module" test $? -eq 0
-expect_eq "every run valid" 5 "$(json_get "$TMP/j" '["valid_runs"]')"
+expect_eq "every run valid" 15 "$(json_get "$TMP/j" '["valid_runs"]')"
 expect_eq "the libraries are reported" true "$(json_eval "$TMP/j" "$has_libctor")"
 v=$(json_eval "$TMP/j" "[l['init_us'] for l in d['libraries'] if l['path'].endswith('/libctor.so')][0]")
 spins "libctor.so's 2 ms constructor" "$v" 2000
