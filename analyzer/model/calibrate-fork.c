@@ -46,18 +46,20 @@ static const char fork_source[] =
 
 static const char *const progs[] = {"fork-static", "fork-base", "fork-objects"};
 
+static int write_source(FILE *f, void *arg, struct errbuf *err)
+{
+	(void)arg, (void)err;
+	fputs(fork_source, f);
+	return 0;
+}
+
 int fork_build(const char *dir, struct errbuf *err)
 {
 	char *src = xasprintf("%s/fork.c", dir), *qd = sh_quote(dir), *libs = xstrdup(""), *cmd;
-	FILE *f = fopen(src, "w");
-	int r;
+	int r = write_atomic(src, write_source, NULL, err);
 
-	if (!f || fputs(fork_source, f) == EOF || fclose(f)) {
-		r = set_err(err, errno, "%s: %s", src, strerror(errno));
-		if (f)
-			fclose(f);
+	if (r)
 		goto out;
-	}
 	for (int i = 0; i < FORK_OBJECTS; i++) {
 		char *more = xasprintf("%s -lfork-o%d", libs, i);
 		free(libs);
@@ -106,15 +108,7 @@ out:
 	return r;
 }
 
-static double median_of(double *v, size_t n)
-{
-	struct summary s;
-
-	summarize(v, n, &s);
-	return s.median;
-}
-
-int fork_measure(const char *dir, bool quick, struct model_coefs *m, struct errbuf *err)
+int fork_measure(const char *dir, bool quick, struct fork_price *price, struct errbuf *err)
 {
 	size_t rounds = quick ? ROUNDS_QUICK : ROUNDS, k = 0;
 	double fixed[ROUNDS], per[ROUNDS], us[3];
@@ -131,8 +125,8 @@ int fork_measure(const char *dir, bool quick, struct model_coefs *m, struct errb
 		per[k++] = (us[2] - us[1]) / FORK_OBJECTS;
 	}
 	if (!r) {
-		m->fork_fixed_us = fmax(0, median_of(fixed, k));
-		m->fork_per_object_us = fmax(0, median_of(per, k));
+		price->fixed_us = fmax(0, median_picked(fixed, NULL, k, fixed));
+		price->per_object_us = fmax(0, median_picked(per, NULL, k, per));
 	}
 	return r;
 }

@@ -13,7 +13,6 @@
 #include <stdbool.h>
 
 #include "base/util.h"
-#include "trace/model-coefs.h"
 
 /* The libraries of the third program, each one function. */
 #define FORK_OBJECTS 16
@@ -24,11 +23,17 @@
  */
 int fork_build(const char *dir, struct errbuf *err);
 
+/* One fork of a dynamic image beyond a static one's, us. */
+struct fork_price {
+	double fixed_us;      /* with libc alone */
+	double per_object_us; /* per more library */
+};
+
 /*
- * Run the three, interleaved round by round: m->fork_fixed_us the median
- * of the rounds' fork-base less fork-static, per fork; fork_per_object_us
- * the median of fork-objects less fork-base, per fork and library.
+ * Run the three, interleaved round by round: fixed_us the median of the
+ * rounds' fork-base less fork-static, per fork; per_object_us the median
+ * of fork-objects less fork-base, per fork and library.
  */
-int fork_measure(const char *dir, bool quick, struct model_coefs *m, struct errbuf *err);
+int fork_measure(const char *dir, bool quick, struct fork_price *p, struct errbuf *err);
 
 #endif

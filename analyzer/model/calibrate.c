@@ -590,11 +590,14 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 /* The fork programs (calibrate-fork.h), after the fixed cost. */
 static int measure_forks(const struct calib_opts *o, struct calib_result *res)
 {
+	struct fork_price p;
 	struct errbuf err;
-	int r = fork_measure(res->workdir, o->quick, &res->coefs, &err);
+	int r = fork_measure(res->workdir, o->quick, &p, &err);
 
 	if (r)
 		error_msg("the fork programs: %s", err.msg);
+	else
+		res->coefs.fork_fixed_us = p.fixed_us, res->coefs.fork_per_object_us = p.per_object_us;
 	return r;
 }
 

@@ -92,9 +92,13 @@ void model_defaults(struct model_coefs *m)
 	/* A static program with 6998 erratic FDEs, unwinding once against not: 1114 us. */
 	m->fde_sort_us = 0.0124;
 	m->fde_floor = 998; /* of those, libc's and libgcc_eh's: not its own 6000 */
-	/* calibrate's fork programs on the reference machine, busy (2026-12-05). */
-	m->fork_fixed_us = 200;
-	m->fork_per_object_us = 15;
+	/*
+	 * calibrate's fork programs, bound at startup, on the reference machine:
+	 * the medians of six calibrations on 2026-12-05 (68.8 to 148.6 us with
+	 * libc alone, 2.92 to 6.77 per library).
+	 */
+	m->fork_fixed_us = 80.65;
+	m->fork_per_object_us = 4.37;
 	/* tools/validate-verdict on the reference machine, quiet (docs/model.md). */
 	m->verdict_err_pct = VERDICT_REFERENCE_ERR_PCT;
 	m->verdict_err_us = VERDICT_REFERENCE_ERR_US;

@@ -182,7 +182,7 @@ static void count_forks(const struct profile_opts *o, size_t n, struct trace *tr
  * (docs/model.md, "The forks"). 0, or -errno with err set.
  */
 static int price_forks_now(const char *dir, size_t n, const struct trace *traces,
-			   struct model_coefs *now, struct errbuf *err)
+			   struct fork_price *now, bool *measured, struct errbuf *err)
 {
 	bool forked = false;
 	int r;
@@ -193,24 +193,24 @@ static int price_forks_now(const char *dir, size_t n, const struct trace *traces
 		return 0;
 	if (!(r = fork_build(dir, err)))
 		r = fork_measure(dir, false, now, err);
-	if (!r)
-		now->valid = true; /* marks the price as measured */
+	*measured = !r;
 	return r;
 }
 
-static void fork_price_apply(struct trace *t, const struct model_coefs *now)
+static void fork_price_apply(struct trace *t, const struct fork_price *now)
 {
-	if (!now->valid || !t->forks_counted || !t->image_forks)
+	if (!t->forks_counted || !t->image_forks)
 		return;
 	t->fork_price_now = true;
-	t->model.fork_fixed_us = now->fork_fixed_us;
-	t->model.fork_per_object_us = now->fork_per_object_us;
+	t->model.fork_fixed_us = now->fixed_us;
+	t->model.fork_per_object_us = now->per_object_us;
 }
 
 int model_profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
 			   struct trace *traces, bool for_compare)
 {
-	struct model_coefs fork_now = {0};
+	struct fork_price fork_now;
+	bool fork_measured = false;
 	struct minimal_pair_cost fixed = {0};
 	unsigned want = fixed_wanted(o);
 	struct summary fault;
@@ -257,14 +257,15 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 	}
 	if (r == 0)
 		count_forks(o, n, traces);
-	if (r == 0 && price_forks_now(dir, n, traces, &fork_now, &err))
+	if (r == 0 && price_forks_now(dir, n, traces, &fork_now, &fork_measured, &err))
 		warn_msg("the price of a fork could not be measured now (%s): the verdict uses the "
 			 "calibration's",
 			 err.msg);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		model_attach(&traces[i]);
 		fixed_apply(&traces[i], &fixed, inline_pair);
-		fork_price_apply(&traces[i], &fork_now);
+		if (fork_measured)
+			fork_price_apply(&traces[i], &fork_now);
 	}
 	/* What a page fault costs now, for the verdict to compare with the calibration's. */
 	if (r == 0 && !interrupt_requested() && !machine_fault_cost(15, &fault, &rest, &err))

@@ -67,14 +67,6 @@ void fork_tally_free(struct fork_tally *t)
 	memset(t, 0, sizeof *t);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Why the child never reached its exec. */
 #define CHILD_NO_EXEC 127
 
@@ -202,7 +194,7 @@ static void kill_all(const struct census *c)
  */
 static int trace_all(struct census *c, double timeout_s)
 {
-	double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+	uint64_t deadline = timeout_s > 0 ? mono_ns() + (uint64_t)(timeout_s * 1e9) : 0;
 	struct timespec nap = {0, 200000};
 	int r = 0, status;
 
@@ -225,7 +217,7 @@ static int trace_all(struct census *c, double timeout_s)
 			r = -EINTR;
 		if (!r && c->stopped)
 			r = -EAGAIN;
-		if (!r && deadline && now_s() > deadline)
+		if (!r && deadline && mono_ns() > deadline)
 			r = -ETIME;
 		if (r)
 			kill_all(c);
