@@ -2,8 +2,10 @@
 # The forks of the program's own image: counted in one run under ptrace
 # after the timed ones (strace -f, the oracle, sees the same forks and
 # vforks), priced in the verdict at the calibration's fork_us (with libc,
-# and per more library), vforks not (they copy nothing), kept by record
-# and report; the forks of what a child executed are not the program's.
+# and per more library), and fork_lazy_us more when the program binds fork
+# lazily (LD_DEBUG=bindings, the oracle, shows its children binding their
+# calls), vforks not (they copy nothing), kept by record and report; the
+# forks of what a child executed are not the program's.
 . "$(dirname "$0")/lib.sh"
 
 # Uncalibrated: the built-in prices (model/model-file.c), which the JSON gives.
@@ -14,9 +16,28 @@ export LDPROF_CALIBRATION="$TMP/absent"
 	>"$TMP/j" 2>"$TMP/e"
 check "runs" test $? -eq 0
 expect_eq "two forks of its image" 2 "$(json_get "$TMP/j" '["verdict"]["image_forks"]')"
-# Its libraries besides libc: libdtor.so alone.
-expect_eq "priced at 2 x (with libc + 1 library), the built-in price" "True False" \
-	"$(json_eval "$TMP/j" "str(abs(d['verdict']['parts_us']['forks'] - 2 * sum(d['verdict']['fork_us'])) < 1e-6 and min(d['verdict']['fork_us']) > 0) + ' ' + str(d['verdict']['fork_price_now'])")"
+# One fork's price with L libraries besides libc, from the verdict's JSON.
+price="(lambda v, L: v['fork_us'][0] + v['fork_us'][1] * L + (v['fork_lazy_us'][0] + v['fork_lazy_us'][1] * L if v['fork_lazy'] else 0))"
+# Its libraries besides libc: libdtor.so alone. It binds fork lazily.
+expect_eq "priced at 2 x (with libc + 1 library, bound lazily), the built-in price" "True True False" \
+	"$(json_eval "$TMP/j" "(lambda v: str(abs(v['parts_us']['forks'] - 2 * $price(v, 1)) < 1e-6 and min(v['fork_us'] + v['fork_lazy_us']) > 0) + ' ' + str(v['fork_lazy']) + ' ' + str(v['fork_price_now']))(d['verdict'])")"
+# The oracle: ld.so's own account of the bindings each process makes.
+# The processes that bind a call of the program's, each once (their lines may interleave).
+binders() {
+	grep -oE '[0-9]+:[[:space:]]+binding file [^ ]*run-fork/prog' "$1" | sed 's/:.*//' | sort -u
+}
+LD_DEBUG=bindings "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" 2>"$TMP/ldd" >/dev/null
+expect_eq "LD_DEBUG=bindings: it and its two children bind calls of its (exit, execv)" "3" \
+	"$(binders "$TMP/ldd" | wc -l | tr -d ' ')"
+# Bound at startup (LD_BIND_NOW), the children look nothing up: the bound price.
+LD_BIND_NOW=1 "$LDPROF" -n 3 --no-overhead --json "$FIXTURES/run-fork/prog" \
+	"$FIXTURES/run-ctor-dtor/prog" >"$TMP/now.json"
+LD_BIND_NOW=1 LD_DEBUG=bindings "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" \
+	2>"$TMP/ldd" >/dev/null
+expect_eq "LD_BIND_NOW: only the program binds its calls, at startup" "1" \
+	"$(binders "$TMP/ldd" | wc -l | tr -d ' ')"
+expect_eq "LD_BIND_NOW: fork bound at startup, the forks at the bound price" "False True" \
+	"$(json_eval "$TMP/now.json" "(lambda v: str(v['fork_lazy']) + ' ' + str(abs(v['parts_us']['forks'] - 2 * (v['fork_us'][0] + v['fork_us'][1])) < 1e-6))(d['verdict'])")"
 expect_eq "the saving adds them" true \
 	"$(json_eval "$TMP/j" "abs(sum(d['verdict']['parts_us'].values()) - d['verdict']['static_link_saved_us']) < 0.01")"
 if command -v strace >/dev/null 2>&1; then
@@ -31,7 +52,7 @@ if command -v strace >/dev/null 2>&1; then
 		"$(grep -c 'clone(' "$TMP/st") $(grep -c 'vfork(' "$TMP/st")" \
 		"$(json_eval "$TMP/sh.json" "'%d %d' % (d['verdict']['image_forks'], d['verdict']['image_vforks'])")"
 	expect_eq "sh -c: vforks are not priced" true \
-		"$(json_eval "$TMP/sh.json" "abs(d['verdict']['parts_us']['forks'] - d['verdict']['fork_us'][0] * d['verdict']['image_forks']) < 1e-6")"
+		"$(json_eval "$TMP/sh.json" "abs(d['verdict']['parts_us']['forks'] - $price(d['verdict'], 0) * d['verdict']['image_forks']) < 1e-6")"
 else
 	skip "strace is not installed (tools/install-deps)"
 	skip "strace is not installed (tools/install-deps)"
@@ -52,15 +73,15 @@ LDPROF_CALIBRATION=$LDPROF_TEST_CALIBRATION "$LDPROF" -n 3 --no-overhead --json 
 	"$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" >"$TMP/c.json" 2>"$TMP/c.err"
 check "calibrated: runs" test $? -eq 0
 expect_eq "calibrated: the price measured now, and the forks priced at it" "True True" \
-	"$(json_eval "$TMP/c.json" "str(d['verdict']['fork_price_now']) + ' ' + str(min(d['verdict']['fork_us']) >= 0 and abs(d['verdict']['parts_us']['forks'] - 2 * (d['verdict']['fork_us'][0] + d['verdict']['fork_us'][1])) < 1e-6)")"
+	"$(json_eval "$TMP/c.json" "(lambda v: str(v['fork_price_now']) + ' ' + str(min(v['fork_us'] + v['fork_lazy_us']) >= 0 and abs(v['parts_us']['forks'] - 2 * $price(v, 1)) < 1e-6))(d['verdict'])")"
 
 # record and report: the count and its prices travel with the trace.
 "$LDPROF" record -n 3 -o "$TMP/f.trace" "$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" \
 	>/dev/null 2>&1
 check "record" test $? -eq 0
 "$LDPROF" report --json "$TMP/f.trace" >"$TMP/r.json"
-expect_eq "report: the same forks, at the same price" "2 $(json_eval "$TMP/j" "'%g' % d['verdict']['parts_us']['forks']")" \
-	"$(json_eval "$TMP/r.json" "'%d %g' % (d['verdict']['image_forks'], d['verdict']['parts_us']['forks'])")"
+expect_eq "report: the same forks, at the same price, bound lazily" "2 $(json_eval "$TMP/j" "'%g' % d['verdict']['parts_us']['forks']") True" \
+	"$(json_eval "$TMP/r.json" "'%d %g %s' % (d['verdict']['image_forks'], d['verdict']['parts_us']['forks'], d['verdict']['fork_lazy'])")"
 
 # Under a tracer the census cannot trace: a warning says why, the verdict leaves them out.
 if command -v strace >/dev/null 2>&1; then

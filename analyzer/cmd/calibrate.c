@@ -72,8 +72,9 @@ static void print_text(const struct calib_result *r, const char *stored)
 		printf(", %.5f to %.5f in its passes", m->fde_sort_lo, m->fde_sort_hi);
 	putchar('\n');
 	printf("a fork of a dynamic image beyond a static one's: %.1f us with libc alone, %.2f us "
-	       "per more library\n",
-	       m->fork_fixed_us, m->fork_per_object_us);
+	       "per more library; a child binding its first call lazily, %.1f and %.2f more\n",
+	       m->fork_fixed_us, m->fork_per_object_us, m->fork_lazy_fixed_us,
+	       m->fork_lazy_per_object_us);
 	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest\n",
 	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us);
 	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
@@ -146,6 +147,8 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, "exit_per_kib_us", m->exit_per_kib_us);
 	json_num(&j, "fork_fixed_us", m->fork_fixed_us);
 	json_num(&j, "fork_per_object_us", m->fork_per_object_us);
+	json_num(&j, "fork_lazy_fixed_us", m->fork_lazy_fixed_us);
+	json_num(&j, "fork_lazy_per_object_us", m->fork_lazy_per_object_us);
 	json_num(&j, "fde_sort_us", m->fde_sort_us);
 	json_num(&j, "fde_floor", m->fde_floor);
 	json_arr_open(&j, "fde_sort_range");

@@ -12,21 +12,22 @@
 
 /*
  * Forks a run of a program times, the median of them its figure; rounds
- * of the three, the median of their differences the price. With 9 rounds
+ * of the five, the median of their differences the price. With 9 rounds
  * of 40 the price with libc alone came out 71 and 149 us in two
- * calibrations an hour apart; with 25 of 100, 108 to 129 (about 5 s).
+ * calibrations an hour apart; with 25 of 100, 108 to 129 (about 8 s for
+ * the five).
  */
 #define FORKS_PER_RUN 100
 #define ROUNDS	      25
 #define ROUNDS_QUICK  7
 
 /*
- * The child leaves by _exit at once. Bound at startup (-z now), as the
- * forking code of Debian's hardened libraries is (libgpgme's): the price
- * is the image's copy and teardown alone. Bound lazily, the child would
- * look _exit up through every library whose tables fork left unmapped
- * in it, a page fault each: 23 us a library a fork here, not 6, and 277
- * us with libc alone, not 113 (docs/model.md, "The forks").
+ * The child leaves by _exit at once. Built twice: bound at startup (-z
+ * now), as the forking code of Debian's hardened libraries is (libgpgme's),
+ * the price is the image's copy and teardown alone; bound lazily, as a
+ * program whose own PLT slot for fork is, the child also looks _exit up
+ * through every library, whose tables fork left unmapped in it: a page
+ * fault each (docs/model.md, "The forks").
  */
 static const char fork_source[] =
 	"#include <stdio.h>\n#include <stdlib.h>\n#include <sys/wait.h>\n"
@@ -44,7 +45,9 @@ static const char fork_source[] =
 	"\t\t\treturn 1;\n\t\tt[i] = now() - a;\n\t}\n"
 	"\tqsort(t, n, sizeof t[0], cmp);\n\tprintf(\"%.3f\\n\", t[n / 2]);\n\treturn 0;\n}\n";
 
-static const char *const progs[] = {"fork-static", "fork-base", "fork-objects"};
+enum { P_STATIC, P_BASE, P_OBJECTS, P_BASE_LAZY, P_OBJECTS_LAZY, NPROGS };
+static const char *const progs[NPROGS] = {"fork-static", "fork-base", "fork-objects",
+					  "fork-base-lazy", "fork-objects-lazy"};
 
 static int write_source(FILE *f, void *arg, struct errbuf *err)
 {
@@ -66,15 +69,20 @@ int fork_build(const char *dir, struct errbuf *err)
 		libs = more;
 	}
 	/* Each library one function: its mappings are what the fork copies. */
-	cmd = xasprintf("cd %s && i=0 && while [ $i -lt %d ]; do "
-			"printf 'int fork_o%%d(void) { return %%d; }\n' $i $i > fork-o$i.c && "
-			"%s -O1 -w -fPIC -shared -o libfork-o$i.so fork-o$i.c || exit 1; "
-			"i=$((i + 1)); done && "
-			"%s -O1 -w -static -o fork-static fork.c && "
-			"%s -O1 -w -Wl,-z,now -o fork-base fork.c && "
-			"%s -O1 -w -Wl,-z,now -o fork-objects fork.c -L. -Wl,--no-as-needed %s "
-			"-Wl,-rpath,'$ORIGIN'",
-			qd, FORK_OBJECTS, calib_cc(), calib_cc(), calib_cc(), calib_cc(), libs);
+	cmd = xasprintf(
+		"cd %s && i=0 && while [ $i -lt %d ]; do "
+		"printf 'int fork_o%%d(void) { return %%d; }\n' $i $i > fork-o$i.c && "
+		"%s -O1 -w -fPIC -shared -o libfork-o$i.so fork-o$i.c || exit 1; "
+		"i=$((i + 1)); done && "
+		"%s -O1 -w -static -o fork-static fork.c && "
+		"%s -O1 -w -Wl,-z,now -o fork-base fork.c && "
+		"%s -O1 -w -Wl,-z,now -o fork-objects fork.c -L. -Wl,--no-as-needed %s "
+		"-Wl,-rpath,'$ORIGIN' && "
+		"%s -O1 -w -Wl,-z,lazy -o fork-base-lazy fork.c && "
+		"%s -O1 -w -Wl,-z,lazy -o fork-objects-lazy fork.c -L. -Wl,--no-as-needed %s "
+		"-Wl,-rpath,'$ORIGIN'",
+		qd, FORK_OBJECTS, calib_cc(), calib_cc(), calib_cc(), calib_cc(), libs, calib_cc(),
+		calib_cc(), libs);
 	r = calib_sh(cmd, err);
 	free(cmd);
 out:
@@ -111,22 +119,36 @@ out:
 int fork_measure(const char *dir, bool quick, struct fork_price *price, struct errbuf *err)
 {
 	size_t rounds = quick ? ROUNDS_QUICK : ROUNDS, k = 0;
-	double fixed[ROUNDS], per[ROUNDS], us[3];
+	double fixed[ROUNDS], per[ROUNDS], lazy[ROUNDS], lazy_per[ROUNDS], us[NPROGS];
 	int r = 0;
 
 	for (size_t i = 0; i < rounds && !r; i++) {
-		for (int p = 0; p < 3 && !r; p++)
+		for (int p = 0; p < NPROGS && !r; p++)
 			r = run_one(dir, progs[p], &us[p], err);
 		if (!r && interrupt_requested())
 			r = set_err(err, EINTR, "interrupted");
 		if (r)
 			break;
-		fixed[k] = us[1] - us[0];
-		per[k++] = (us[2] - us[1]) / FORK_OBJECTS;
+		fixed[k] = us[P_BASE] - us[P_STATIC];
+		per[k] = (us[P_OBJECTS] - us[P_BASE]) / FORK_OBJECTS;
+		lazy[k] = us[P_BASE_LAZY] - us[P_BASE];
+		lazy_per[k++] =
+			(us[P_OBJECTS_LAZY] - us[P_BASE_LAZY] - (us[P_OBJECTS] - us[P_BASE])) /
+			FORK_OBJECTS;
 	}
 	if (!r) {
 		price->fixed_us = fmax(0, median_picked(fixed, NULL, k, fixed));
 		price->per_object_us = fmax(0, median_picked(per, NULL, k, per));
+		price->lazy_fixed_us = fmax(0, median_picked(lazy, NULL, k, lazy));
+		price->lazy_per_object_us = fmax(0, median_picked(lazy_per, NULL, k, lazy_per));
 	}
 	return r;
+}
+
+void fork_price_store(const struct fork_price *p, struct model_coefs *m)
+{
+	m->fork_fixed_us = p->fixed_us;
+	m->fork_per_object_us = p->per_object_us;
+	m->fork_lazy_fixed_us = p->lazy_fixed_us;
+	m->fork_lazy_per_object_us = p->lazy_per_object_us;
 }

@@ -597,7 +597,7 @@ static int measure_forks(const struct calib_opts *o, struct calib_result *res)
 	if (r)
 		error_msg("the fork programs: %s", err.msg);
 	else
-		res->coefs.fork_fixed_us = p.fixed_us, res->coefs.fork_per_object_us = p.per_object_us;
+		fork_price_store(&p, &res->coefs);
 	return r;
 }
 

@@ -202,8 +202,7 @@ static void fork_price_apply(struct trace *t, const struct fork_price *now)
 	if (!t->forks_counted || !t->image_forks)
 		return;
 	t->fork_price_now = true;
-	t->model.fork_fixed_us = now->fixed_us;
-	t->model.fork_per_object_us = now->per_object_us;
+	fork_price_store(now, &t->model);
 }
 
 int model_profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,

@@ -239,8 +239,12 @@ void static_side_facts(const struct deps_report *r, struct static_facts *sf, int
 				e->syms[b->tsym].st_value; /* an IFUNC's value is its resolver */
 		else if (b->name && is_nss(b->name))
 			nss[nnss++] = b->name;
-		else if (b->name && is_spawn(b->name) && !sf->spawn_example[0])
-			snprintf(sf->spawn_example, sizeof sf->spawn_example, "%s", b->name);
+		else if (b->name && is_spawn(b->name)) {
+			if (!sf->spawn_example[0])
+				snprintf(sf->spawn_example, sizeof sf->spawn_example, "%s",
+					 b->name);
+			sf->fork_lazy |= (b->flags & BIND_DEFERRED) && !strcmp(b->name, "fork");
+		}
 	}
 	nres = distinct(res, nres);
 	if (libc >= 0)

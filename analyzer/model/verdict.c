@@ -229,11 +229,14 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 /*
  * The forks of the program's own image (run/fork-census.h), each dearer
  * from a dynamic image: with libc alone, and per more library it loaded
- * at startup (calibrate's fork programs). 0 when they were not counted.
+ * at startup (calibrate's fork programs); when it binds fork lazily, its
+ * children bind their first calls so too, and cost the lazily bound fork
+ * programs' more. 0 when they were not counted.
  */
 static double fork_cost_us(const struct trace *t, const struct report *rep)
 {
 	const struct model_coefs *m = &t->model;
+	double fixed = m->fork_fixed_us, per = m->fork_per_object_us;
 	size_t libs = 0;
 
 	if (!t->forks_counted || !t->image_forks)
@@ -242,7 +245,9 @@ static double fork_cost_us(const struct trace *t, const struct report *rep)
 		const struct trace_object *o = &t->obj[rep->objs[i].obj];
 		libs += o->role == ROLE_LIBRARY && !o->dlopened && !elf_soname_is_libc(o->soname);
 	}
-	return t->image_forks * (m->fork_fixed_us + m->fork_per_object_us * (double)libs);
+	if (t->static_side.fork_lazy)
+		fixed += m->fork_lazy_fixed_us, per += m->fork_lazy_per_object_us;
+	return t->image_forks * (fixed + per * (double)libs);
 }
 
 /*
@@ -492,10 +497,13 @@ static char *fork_note(const struct trace *t, const struct report *rep)
 	if (t->forks_counted && t->image_forks)
 		return xasprintf("the program's own image forked %u times in a run, each %.0f us "
 				 "dearer than a static image's (its mappings copied into the child "
-				 "and torn down with it; docs/model.md)%s; a child that binds its "
-				 "first calls lazily looks each up again through every library, "
-				 "which is not priced",
-				 t->image_forks, rep->static_fork_us / t->image_forks, vf);
+				 "and torn down with it%s; docs/model.md)%s",
+				 t->image_forks, rep->static_fork_us / t->image_forks,
+				 t->static_side.fork_lazy
+					 ? ", and the child's first calls bound lazily through "
+					   "every library, as the program binds fork"
+					 : "",
+				 vf);
 	if (t->forks_counted && t->image_vforks)
 		return xasprintf("the program started %u processes by vfork or posix_spawn, which "
 				 "share its image and copy none of it: not priced",

@@ -436,6 +436,11 @@ static void verdict(struct json *j, const struct report *rep)
 			json_num(j, NULL, rep->t->model.fork_fixed_us);
 			json_num(j, NULL, rep->t->model.fork_per_object_us);
 			json_arr_close(j);
+			json_bool(j, "fork_lazy", rep->t->static_side.fork_lazy);
+			json_arr_open(j, "fork_lazy_us");
+			json_num(j, NULL, rep->t->model.fork_lazy_fixed_us);
+			json_num(j, NULL, rep->t->model.fork_lazy_per_object_us);
+			json_arr_close(j);
 			json_bool(j, "fork_price_now", rep->t->fork_price_now);
 		} else {
 			json_null(j, "image_forks");

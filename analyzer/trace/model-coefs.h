@@ -86,8 +86,10 @@ struct model_coefs {
 	/*
 	 * One fork of a dynamic image beyond a static one's (model/calibrate-fork.h):
 	 * with libc alone, and per more library; 0 in an older calibration.
+	 * A child that binds its first call lazily costs the lazy ones more.
 	 */
 	double fork_fixed_us, fork_per_object_us;
+	double fork_lazy_fixed_us, fork_lazy_per_object_us;
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
 	double verdict_err_pct, verdict_err_us;
 	char source[256];  /* the calibration file, or "built-in defaults" */

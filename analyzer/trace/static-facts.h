@@ -19,6 +19,13 @@ struct static_facts {
 	char nss_example[32];	/* one of them, for the note */
 	char spawn_example[16]; /* a libc function it binds that forks (fork, system), or "" */
 	/*
+	 * It binds fork through a lazy PLT slot (no BIND_NOW, no LD_BIND_NOW):
+	 * a child looks its first calls (execvp, _exit, ...) up itself, through
+	 * the libraries whose tables fork left unmapped in it. Also carried by
+	 * a trace file, beside the fork counts.
+	 */
+	bool fork_lazy;
+	/*
 	 * A static build registers its whole .eh_frame (crtbeginT.o), and its
 	 * first unwind (a C++ throw, backtrace) sorts every FDE in it; a
 	 * dynamic one binary-searches each object's .eh_frame_hdr instead.

@@ -85,7 +85,9 @@ enum model_tag {
 	MODEL_TAG_IMAGE_FORKS = 18, /* the forks of the program's own image in one run */
 	MODEL_TAG_FORK_US = 19,	    /* two f64 fields: a fork's price with libc, per library */
 	MODEL_TAG_IMAGE_VFORKS = 20, /* ...and its vfork and posix_spawn children */
-	MODEL_TAG_FORK_PRICE_NOW = 21, /* 1: tag 19 measured after the runs */
+	MODEL_TAG_FORK_PRICE_NOW = 21, /* 1: tags 19 and 23 measured after the runs */
+	MODEL_TAG_FORK_LAZY = 22,      /* 1: it binds fork lazily, and its children their calls */
+	MODEL_TAG_FORK_LAZY_US = 23,   /* two f64 fields: such a child's more (libc, per library) */
 };
 
 enum run_tag {
@@ -220,6 +222,10 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 		tlv_uint(b, MODEL_TAG_IMAGE_VFORKS, t->image_vforks);
 		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_fixed_us);
 		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_per_object_us);
+		tlv_f64(b, MODEL_TAG_FORK_LAZY_US, m->fork_lazy_fixed_us);
+		tlv_f64(b, MODEL_TAG_FORK_LAZY_US, m->fork_lazy_per_object_us);
+		if (t->static_side.fork_lazy)
+			tlv_uint(b, MODEL_TAG_FORK_LAZY, 1);
 		if (t->fork_price_now)
 			tlv_uint(b, MODEL_TAG_FORK_PRICE_NOW, 1);
 	}
@@ -575,7 +581,7 @@ static double sane_price(double us)
 
 /* How many of the repeated MODEL fields came so far. */
 struct model_repeats {
-	int fixed, fork;
+	int fixed, fork, fork_lazy;
 };
 
 static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
@@ -584,6 +590,7 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	struct model_coefs *m = &t->model;
 	double *fix[] = {&m->dynamic_fixed_us, &m->dynamic_fixed_lo, &m->dynamic_fixed_hi};
 	double *fork_us[] = {&m->fork_fixed_us, &m->fork_per_object_us};
+	double *lazy_us[] = {&m->fork_lazy_fixed_us, &m->fork_lazy_per_object_us};
 	uint64_t x;
 
 	switch (tag) {
@@ -655,6 +662,13 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_FORK_US:
 		if (rep->fork < 2)
 			*fork_us[rep->fork++] = sane_price(val_f64(v));
+		break;
+	case MODEL_TAG_FORK_LAZY_US:
+		if (rep->fork_lazy < 2)
+			*lazy_us[rep->fork_lazy++] = sane_price(val_f64(v));
+		break;
+	case MODEL_TAG_FORK_LAZY:
+		t->static_side.fork_lazy = val_uint(v) == 1;
 		break;
 	}
 	return !v->bad;
@@ -801,6 +815,7 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		t->forks_counted = false;
 		t->image_forks = t->image_vforks = 0;
 		t->fork_price_now = false;
+		t->static_side.fork_lazy = false;
 		for (size_t i = 0; i < t->nobj; i++)
 			t->obj[i].have_feat = false;
 	}

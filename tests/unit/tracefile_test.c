@@ -55,6 +55,8 @@ static void test_roundtrip(void)
 	t.model.line_hot_ns = 10.5, t.model.line_contended_pct = 62.5;
 	t.forks_counted = true, t.image_forks = 10, t.image_vforks = 3; /* dar -V has no vforks */
 	t.model.fork_fixed_us = 71.5, t.model.fork_per_object_us = 3.625, t.fork_price_now = true;
+	t.model.fork_lazy_fixed_us = 151.5, t.model.fork_lazy_per_object_us = 14.25;
+	t.static_side.fork_lazy = true;
 	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
@@ -77,6 +79,8 @@ static void test_roundtrip(void)
 	CHECK(u.run[8].usage.nivcsw == 2 && u.run[9].usage.nivcsw == 0 && u.run[5].usage.nivcsw == -1);
 	CHECK(u.forks_counted && u.image_forks == 10 && u.image_vforks == 3);
 	CHECK(u.model.fork_fixed_us == 71.5 && u.model.fork_per_object_us == 3.625 && u.fork_price_now);
+	CHECK(u.model.fork_lazy_fixed_us == 151.5 && u.model.fork_lazy_per_object_us == 14.25);
+	CHECK(u.static_side.fork_lazy);
 
 	char *a = report_json(&t), *c = report_json(&u);
 	CHECK(a && c && !strcmp(a, c));

@@ -351,8 +351,9 @@ static void test_fault_drift(void)
 
 /*
  * The forks of the program's own image: each at the fork price with libc
- * and per more library (liba and libb: libc is in the fixed price), added
- * to the saving, named in a note; uncounted, the old caveat stands.
+ * and per more library (liba and libb: libc is in the fixed price), and the
+ * lazily bound price more when it binds fork lazily, added to the saving,
+ * named in a note; uncounted, the old caveat stands.
  */
 static void test_forks(void)
 {
@@ -371,6 +372,16 @@ static void test_forks(void)
 	CHECK_NEAR(some.static_fork_us, 10 * (70 + 4 * 2), 1e-9);
 	CHECK_NEAR(some.static_saved_us - none.static_saved_us, 780, 1e-6);
 	CHECK(has_note(&some, "own image forked 10 times in a run, each 78 us dearer"));
+	CHECK(!has_note(&some, "bound lazily"));
+	/* Bound lazily: each child also pays the lazily bound programs' more. */
+	t.model.fork_lazy_fixed_us = 150, t.model.fork_lazy_per_object_us = 15;
+	t.static_side.fork_lazy = true;
+	report_free(&some);
+	report_build(&t, &some);
+	CHECK_NEAR(some.static_fork_us, 10 * (70 + 150 + (4 + 15) * 2), 1e-9);
+	CHECK(has_note(&some, "each 258 us dearer"));
+	CHECK(has_note(&some, "the child's first calls bound lazily"));
+	t.static_side.fork_lazy = false;
 	t.image_forks = 0, t.image_vforks = 2; /* vfork children copy nothing */
 	report_free(&none);
 	report_build(&t, &none);
