@@ -231,23 +231,33 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
  * from a dynamic image: with libc alone, and per more library it loaded
  * at startup (calibrate's fork programs); when it binds fork lazily, its
  * children bind their first calls so too, and cost the lazily bound fork
- * programs' more. 0 when they were not counted.
+ * programs' more, per library their lookups of libc's functions probe
+ * (those before libc in the scope, as the fork programs' sixteen are).
+ * 0 when they were not counted.
  */
 static double fork_cost_us(const struct trace *t, const struct report *rep)
 {
 	const struct model_coefs *m = &t->model;
-	double fixed = m->fork_fixed_us, per = m->fork_per_object_us;
-	size_t libs = 0;
+	size_t libs = 0, probed = 0; /* ...and of them, those before libc in the scope */
+	bool past_libc = false;
+	double each;
 
 	if (!t->forks_counted || !t->image_forks)
 		return 0;
+	/* In load order, the global scope's: a lookup of a libc function ends at libc. */
 	for (size_t i = 0; i < rep->nobjs; i++) {
 		const struct trace_object *o = &t->obj[rep->objs[i].obj];
-		libs += o->role == ROLE_LIBRARY && !o->dlopened && !elf_soname_is_libc(o->soname);
+		if (o->role != ROLE_LIBRARY || o->dlopened)
+			continue;
+		if (elf_soname_is_libc(o->soname))
+			past_libc = true;
+		else
+			libs++, probed += !past_libc;
 	}
+	each = m->fork_fixed_us + m->fork_per_object_us * (double)libs;
 	if (t->static_side.fork_lazy)
-		fixed += m->fork_lazy_fixed_us, per += m->fork_lazy_per_object_us;
-	return t->image_forks * (fixed + per * (double)libs);
+		each += m->fork_lazy_fixed_us + m->fork_lazy_per_object_us * (double)probed;
+	return t->image_forks * each;
 }
 
 /*

@@ -381,6 +381,15 @@ static void test_forks(void)
 	CHECK_NEAR(some.static_fork_us, 10 * (70 + 150 + (4 + 15) * 2), 1e-9);
 	CHECK(has_note(&some, "each 258 us dearer"));
 	CHECK(has_note(&some, "the child's first calls bound lazily"));
+	/* libc first in the scope: libb, after it, is not probed for a libc call. */
+	for (size_t i = 0; i < t.nobj; i++)
+		if (t.obj[i].soname && !strcmp(t.obj[i].soname, "liba.so.1")) {
+			free(t.obj[i].soname);
+			t.obj[i].soname = strdup("libc.so.6");
+		}
+	report_free(&some);
+	report_build(&t, &some);
+	CHECK_NEAR(some.static_fork_us, 10 * (70 + 4 + 150), 1e-9);
 	t.static_side.fork_lazy = false;
 	t.image_forks = 0, t.image_vforks = 2; /* vfork children copy nothing */
 	report_free(&none);
