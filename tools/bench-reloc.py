@@ -44,7 +44,10 @@ that is not ldprof's: uprobes (perf probe) on ld.so's _dl_relocate_object,
 entry and return, over the program's runs. Each object's measured time is
 the median of its calls; the table sets it beside the model's own figure
 for that object (reloc_model_us) and the share of the measured phase the
-report gives it (reloc_us, "split"). Needs perf and the right to add uprobes
+report gives it (reloc_us, "split"), and in the last column ("share") its
+share of the objects both measured by uprobe against its share of them by
+the split: the probed runs are other runs than the profiled ones, and the
+machine's state moves either as a whole. Needs perf and the right to add uprobes
 (root), and prints what the probes add to an object: the relocate phase
 with them against without, over the objects.
 """
@@ -238,8 +241,8 @@ def objects_table(a, progs):
     if not shutil.which("perf") or os.geteuid() != 0:
         print("skipped: --objects needs perf (tools/install-deps) and root, to add uprobes")
         return 0
-    print("%-28s %-24s %9s %9s %6s %9s %6s" % ("program", "object", "uprobe", "model", "ratio",
-                                               "split", "ratio"))
+    print("%-28s %-24s %9s %9s %6s %9s %6s %6s" % ("program", "object", "uprobe", "model", "ratio",
+                                                   "split", "ratio", "share"))
     logs, split_logs, by_name = [], [], {}
     for _, argv in progs:
         name = " ".join([os.path.basename(argv[0])] + argv[1:])[:28]
@@ -251,18 +254,25 @@ def objects_table(a, progs):
         except RuntimeError as e:
             print("%-28s cannot measure: %s" % (name, e))
             return 1
+        # Each object's share of the objects both measured, by uprobe against by the split:
+        # the split divides a phase measured in other runs than the probed ones, which the
+        # machine's state (and the probes' traps) move as a whole.
+        both = [o for o, (_, sp) in model.items() if o in meas and sp > 0]
+        sum_meas, sum_split = sum(meas[o] for o in both), sum(model[o][1] for o in both)
         for obj, (mus, split) in sorted(model.items(), key=lambda x: -x[1][0]):
             if obj not in meas or mus < a.min_us:
                 continue
+            share = ((meas[obj] / sum_meas) / (split / sum_split)
+                     if split and sum_meas else float("nan"))
             ratio = meas[obj] / mus
             logs.append(math.log(ratio))
             if split:
                 split_logs.append(math.log(meas[obj] / split))
             by_name.setdefault(os.path.basename(obj), []).append(
                 (ratio, meas[obj] / split if split else ratio))
-            print("%-28s %-24s %7.1f us %7.1f us %6.2f %7.1f us %6.2f" %
+            print("%-28s %-24s %7.1f us %7.1f us %6.2f %7.1f us %6.2f %6.2f" %
                   (name, os.path.basename(obj)[:24], meas[obj], mus, ratio, split,
-                   meas[obj] / split if split else float("nan")))
+                   meas[obj] / split if split else float("nan"), share))
         print("%-28s (the probes add %.1f us [%.1f, %.1f] to an object's relocation)" %
               ((name,) + cost))
     if logs:
