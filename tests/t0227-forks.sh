@@ -16,7 +16,8 @@ export LDPROF_CALIBRATION="$TMP/absent"
 	>"$TMP/j" 2>"$TMP/e"
 check "runs" test $? -eq 0
 expect_eq "two forks of its image" 2 "$(json_get "$TMP/j" '["verdict"]["image_forks"]')"
-# One fork's price with L libraries besides libc, from the verdict's JSON.
+# One fork's price with L libraries besides libc, from the verdict's JSON; bound lazily,
+# per library before libc in the scope, which the fixtures' are all.
 price="(lambda v, L: v['fork_us'][0] + v['fork_us'][1] * L + (v['fork_lazy_us'][0] + v['fork_lazy_us'][1] * L if v['fork_lazy'] else 0))"
 # Its libraries besides libc: libdtor.so alone. It binds fork lazily.
 expect_eq "priced at 2 x (with libc + 1 library, bound lazily), the built-in price" "True True False" \
