@@ -28,6 +28,11 @@ expect_eq "a lazily bound child's more: with libc, and per library, not below ze
 if [ "$(json_eval "$TMP/cal.json" "d['fork_lazy_fixed_us'] + d['fork_lazy_per_object_us'] > 0")" = True ]; then
 	check "and stored" grep -Eq '^fork_lazy_us [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"
 fi
+expect_eq "a first lookup through NSS, dynamic beyond static: not below zero" true \
+	"$(json_eval "$TMP/cal.json" "d['nss_us'] >= 0")"
+if [ "$(json_eval "$TMP/cal.json" "d['nss_us'] > 0")" = True ]; then
+	check "and stored" grep -Eq '^nss_us [0-9.e+-]+$' "$TMP/cal"
+fi
 check "the fault cost is stored" grep -Eq '^fault_us [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"
 check "the exit path is stored" grep -Eq '^exit_us [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"
 check "the shared cache's state is stored" grep -Eq '^line_ns [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+$' "$TMP/cal"

@@ -95,25 +95,10 @@ out:
 /* One run of prog: its median fork, in us. */
 static int run_one(const char *dir, const char *prog, double *us, struct errbuf *err)
 {
-	char *path = xasprintf("%s/%s", dir, prog), *qp = sh_quote(path);
-	char *cmd = xasprintf("%s %d", qp, FORKS_PER_RUN);
-	FILE *p = popen(cmd, "r");
-	int r = 0, st;
+	char arg[16];
 
-	if (!p) {
-		r = set_err(err, errno, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (fscanf(p, "%lf", us) != 1 || !(*us > 0))
-		r = set_err(err, EIO, "%s: no fork time in its output", path);
-	st = pclose(p);
-	if (!r && st)
-		r = set_err(err, ECHILD, "%s: failed (status %d)", path, st);
-out:
-	free(cmd);
-	free(qp);
-	free(path);
-	return r;
+	snprintf(arg, sizeof arg, "%d", FORKS_PER_RUN);
+	return calib_run_timed(dir, prog, arg, us, err);
 }
 
 int fork_measure(const char *dir, bool quick, struct fork_price *price, struct errbuf *err)

@@ -22,6 +22,7 @@
 #include "base/interrupt.h"
 #include "base/pagecache.h"
 #include "model/calibrate-fork.h"
+#include "model/calibrate-nss.h"
 #include "model/calibrate-machine.h"
 #include "model/calibrate-unwind.h"
 #include "model/compare.h"
@@ -280,6 +281,8 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, bool
 		r = build_unwind(dir, quick, err);
 	if (!r)
 		r = fork_build(dir, err);
+	if (!r)
+		r = nss_build(dir, err);
 	/*
 	 * Every program and library in the state of one read from disk
 	 * (base/pagecache.h), as the installed libraries a real program loads
@@ -601,6 +604,17 @@ static int measure_forks(const struct calib_opts *o, struct calib_result *res)
 	return r;
 }
 
+/* The NSS pair (calibrate-nss.h), after the forks. */
+static int measure_nss(const struct calib_opts *o, struct calib_result *res)
+{
+	struct errbuf err;
+	int r = nss_measure(res->workdir, o->quick, &res->coefs.nss_us, &err);
+
+	if (r)
+		error_msg("the NSS pair: %s", err.msg);
+	return r;
+}
+
 /* One pass of the unwind pair (calibrate-unwind.h) into up. */
 static int measure_unwind(const struct calib_opts *o, struct calib_result *res,
 			  struct unwind_prices *up)
@@ -721,7 +735,7 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	/* The unwind pair's passes before, between and after the rest. */
 	r = measure_unwind(o, res, &up) || measure(o, res->workdir, ps, res->n, res) ||
 	    measure_unwind(o, res, &up) || dynamic_fixed(o, res->workdir, &res->coefs) ||
-	    measure_forks(o, res) || measure_unwind(o, res, &up);
+	    measure_forks(o, res) || measure_nss(o, res) || measure_unwind(o, res, &up);
 	unwind_prices_apply(&up, o->quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, &res->coefs);
 	if (interrupt_requested())
 		r = set_err(err, EINTR, "interrupted: no calibration written");

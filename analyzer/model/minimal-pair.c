@@ -34,6 +34,30 @@ int calib_sh(const char *cmd, struct errbuf *err)
 	return 0;
 }
 
+int calib_run_timed(const char *dir, const char *prog, const char *arg, double *us,
+		    struct errbuf *err)
+{
+	char *path = xasprintf("%s/%s", dir, prog), *qp = sh_quote(path);
+	char *cmd = xasprintf("%s %s", qp, arg);
+	FILE *p = popen(cmd, "r");
+	int r = 0, st;
+
+	if (!p) {
+		r = set_err(err, errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (fscanf(p, "%lf", us) != 1 || !(*us > 0))
+		r = set_err(err, EIO, "%s: no time in its output", path);
+	st = pclose(p);
+	if (!r && st)
+		r = set_err(err, ECHILD, "%s: failed (status %d)", path, st);
+out:
+	free(cmd);
+	free(qp);
+	free(path);
+	return r;
+}
+
 int minimal_pair_build(const char *dir, struct errbuf *err)
 {
 	char *q = sh_quote(dir);

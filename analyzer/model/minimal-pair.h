@@ -31,6 +31,13 @@ const char *calib_cc(void);
  */
 int calib_sh(const char *cmd, struct errbuf *err);
 
+/*
+ * Run dir/prog arg (a calibration program that times itself) and read the
+ * time it prints, us: 0, or -errno with err set (it failed, or printed none).
+ */
+int calib_run_timed(const char *dir, const char *prog, const char *arg, double *us,
+		    struct errbuf *err);
+
 /* Write min.c into dir and build min-dynamic and min-static from it. */
 int minimal_pair_build(const char *dir, struct errbuf *err);
 

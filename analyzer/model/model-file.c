@@ -22,6 +22,11 @@
  */
 #define VERDICT_REFERENCE_ERR_PCT 13.1
 #define VERDICT_REFERENCE_ERR_US  44.0
+/*
+ * calibrate's NSS pair on the machines of 2026-12-06 (a page fault 13 to
+ * 16 us): the median of its calibrations there.
+ */
+#define NSS_DEFAULT_US 200.0
 
 /* The features' names: the calibration file's keys, and the JSON reports'. */
 static const char *const feat_names[MODEL_NFEAT] = {
@@ -106,6 +111,8 @@ void model_defaults(struct model_coefs *m)
 	 */
 	m->fork_lazy_fixed_us = 151.5;
 	m->fork_lazy_per_object_us = 14.19;
+	/* The NSS pair: NSS_DEFAULT_US below. */
+	m->nss_us = NSS_DEFAULT_US;
 	/* tools/validate-verdict on the reference machine, quiet (docs/model.md). */
 	m->verdict_err_pct = VERDICT_REFERENCE_ERR_PCT;
 	m->verdict_err_us = VERDICT_REFERENCE_ERR_US;
@@ -153,6 +160,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	if (m->fork_lazy_fixed_us > 0 || m->fork_lazy_per_object_us > 0)
 		fprintf(f, "fork_lazy_us %.9g %.9g\n", m->fork_lazy_fixed_us,
 			m->fork_lazy_per_object_us);
+	if (m->nss_us > 0)
+		fprintf(f, "nss_us %.9g\n", m->nss_us);
 	if (m->cold_cache)
 		fputs("cold_cache 1\n", f);
 	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
@@ -252,6 +261,7 @@ static const struct number_key number_keys[] = {
 	{"preempted_pct", 1, true, false, {AT(preempted_pct)}},
 	{"fork_us", 2, true, false, {AT(fork_fixed_us), AT(fork_per_object_us)}},
 	{"fork_lazy_us", 2, true, false, {AT(fork_lazy_fixed_us), AT(fork_lazy_per_object_us)}},
+	{"nss_us", 1, true, false, {AT(nss_us)}},
 };
 #undef AT
 
@@ -341,6 +351,7 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 	m->fde_sort_us = -1;
 	m->fork_fixed_us = -1;
 	m->fork_lazy_fixed_us = -1;
+	m->nss_us = -1;
 	while (fgets(line, sizeof line, f))
 		if (parse_line(line, m, &seen)) {
 			r = set_err(err, EPROTO, "%s: bad line: %s", path, line);
@@ -369,6 +380,8 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 	if (m->fork_lazy_fixed_us < 0)
 		m->fork_lazy_fixed_us = d.fork_lazy_fixed_us,
 		m->fork_lazy_per_object_us = d.fork_lazy_per_object_us;
+	if (m->nss_us < 0)
+		m->nss_us = d.nss_us;
 	m->valid = m->calibrated = true;
 	snprintf(m->source, sizeof m->source, "%s", path);
 out:

@@ -171,6 +171,7 @@ static void count_forks(const struct profile_opts *o, size_t n, struct trace *tr
 		t->forks_counted = true;
 		t->image_forks = c.forks;
 		t->image_vforks = c.vforks;
+		t->image_nss = c.nss;
 	}
 }
 

@@ -261,6 +261,17 @@ static double fork_cost_us(const struct trace *t, const struct report *rep)
 }
 
 /*
+ * The processes of its image that looked something up through NSS in the
+ * census's run (getpwuid, getgrnam, getaddrinfo...): the first lookup runs
+ * libc code a static link packs closer, at calibrate's NSS pair's price
+ * (model/calibrate-nss.h). 0 when the census did not run.
+ */
+static double nss_cost_us(const struct trace *t)
+{
+	return t->forks_counted ? t->image_nss * t->model.nss_us : 0;
+}
+
+/*
  * Did the dynamic program unwind? Its unwinder library (libgcc_s) binds
  * its PLT slots (_Unwind_Find_FDE, _dl_find_object) only when it unwinds:
  * a program that never throws leaves them unbound (cmake, ninja, gdb,
@@ -301,6 +312,7 @@ static void static_link(const struct trace *t, struct report *rep)
 	rep->static_fault_us = fault_cost(t);
 	rep->static_own_us = static_side_us(m, &t->static_side);
 	rep->static_fork_us = fork_cost_us(t, rep);
+	rep->static_nss_us = nss_cost_us(t);
 	if (unwound(t)) {
 		double lo, hi;
 		rep->static_unwind_us = static_unwind_us(m, &t->static_side, &lo, &hi);
@@ -308,7 +320,7 @@ static void static_link(const struct trace *t, struct report *rep)
 	}
 	saved = rep->static_fixed_us + rep->static_exe_us + rep->static_libs_us +
 		rep->static_exit_us + rep->static_lazy_us + rep->static_crt_us +
-		rep->static_fork_us -
+		rep->static_fork_us + rep->static_nss_us -
 		rep->static_own_us - rep->static_unwind_us;
 	rep->static_model_err_us = model_error(m, saved);
 	hw = sqrt(var + pow(rep->static_model_err_us, 2));
@@ -528,9 +540,35 @@ static char *fork_note(const struct trace *t, const struct report *rep)
 	return NULL;
 }
 
-static size_t caveats(const struct trace *t, const struct report *rep, char *notes[VERDICT_NOTES])
+/*
+ * NSS: what the census saw it look up, at what price; and, when it calls
+ * NSS functions, what a static glibc can and some builds leave out.
+ */
+static char *nss_note(const struct trace *t, const struct report *rep)
 {
 	const struct static_facts *sf = &t->static_side;
+	bool looked = t->forks_counted && t->image_nss;
+	char calls[96] = "", seen[160] = "";
+
+	if (!sf->nss_calls && !looked)
+		return NULL;
+	if (sf->nss_calls)
+		snprintf(calls, sizeof calls, " calls %u NSS functions (%s, ...)", sf->nss_calls,
+			 sf->nss_example);
+	if (looked)
+		snprintf(seen, sizeof seen,
+			 "%s %u of its processes looked something up through NSS in a run, each "
+			 "first lookup priced %.0f us dearer dynamic",
+			 sf->nss_calls ? ";" : "", t->image_nss, rep->static_nss_us / t->image_nss);
+	return xasprintf("the program%s%s: a static glibc build has only the sources built "
+			 "into libc (files, dns) without the shared libc, and some static builds "
+			 "leave such lookups out (Debian's zsh-static does), so compare what the "
+			 "two builds do before their times",
+			 calls, seen);
+}
+
+static size_t caveats(const struct trace *t, const struct report *rep, char *notes[VERDICT_NOTES])
+{
 	size_t dl = 0, n = 0;
 
 	for (size_t i = 0; i < t->nobj; i++)
@@ -539,14 +577,8 @@ static size_t caveats(const struct trace *t, const struct report *rep, char *not
 		n++;
 	if ((notes[n] = fault_drift(t)))
 		n++;
-	if (sf->nss_calls)
-		notes[n++] =
-			xasprintf("the program calls %u NSS functions (%s, ...): a static "
-				  "glibc build has only the sources built into libc (files, "
-				  "dns) without the shared libc, and some static builds leave "
-				  "such lookups out (Debian's zsh-static does), so compare what "
-				  "the two builds do before their times",
-				  sf->nss_calls, sf->nss_example);
+	if ((notes[n] = nss_note(t, rep)))
+		n++;
 	if ((notes[n] = unwind_note(t, rep)))
 		n++;
 	if ((notes[n] = fork_note(t, rep)))

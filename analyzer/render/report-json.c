@@ -424,6 +424,7 @@ static void verdict(struct json *j, const struct report *rep)
 		json_num(j, "lazy_binding", rep->static_lazy_us);
 		json_num(j, "crt_code", rep->static_crt_us);
 		json_num(j, "forks", rep->static_fork_us);
+		json_num(j, "nss_lookups", rep->static_nss_us);
 		json_num(j, "static_own_start", -rep->static_own_us);
 		json_num(j, "static_first_unwind", -rep->static_unwind_us);
 		json_obj_close(j);
@@ -442,9 +443,12 @@ static void verdict(struct json *j, const struct report *rep)
 			json_num(j, NULL, rep->t->model.fork_lazy_per_object_us);
 			json_arr_close(j);
 			json_bool(j, "fork_price_now", rep->t->fork_price_now);
+			json_int(j, "image_nss", rep->t->image_nss);
+			json_num(j, "nss_us", rep->t->model.nss_us);
 		} else {
 			json_null(j, "image_forks");
 			json_null(j, "image_vforks");
+			json_null(j, "image_nss");
 		}
 		/* --fixed-runs: parts_us.dynamic_fixed measured in so many rounds. */
 		json_int(j, "dynamic_fixed_runs", rep->t->fixed_runs);

@@ -313,7 +313,7 @@ static void verdict_head(const struct text_out *o, const struct report *rep)
 /* What the saving adds up, and the static build it predicts. */
 static void verdict_parts(const struct text_out *o, const struct report *rep)
 {
-	char fx[32], libs[32], ex[32], lz[32], crt[32], own[32], tot[32], err[32], fk[64] = "";
+	char fx[32], libs[32], ex[32], lz[32], crt[32], own[32], tot[32], err[32], fk[128] = "";
 
 	text_dur(o, fx, sizeof fx, rep->static_fixed_us + rep->static_exe_us);
 	text_dur(o, libs, sizeof libs, rep->static_libs_us);
@@ -327,6 +327,12 @@ static void verdict_parts(const struct text_out *o, const struct report *rep)
 		char d[32];
 		text_dur(o, d, sizeof d, rep->static_fork_us);
 		snprintf(fk, sizeof fk, ", %u forks of its image %s", rep->t->image_forks, d);
+	}
+	if (rep->static_nss_us > 0) {
+		char d[32];
+		size_t k = strlen(fk);
+		text_dur(o, d, sizeof d, rep->static_nss_us);
+		snprintf(fk + k, sizeof fk - k, ", %u first NSS lookups %s", rep->t->image_nss, d);
 	}
 	fprintf(o->f,
 		"  %s(sheds being dynamic %s, the libraries' loading and relocation %s, their exit "

@@ -2,10 +2,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,20 +25,21 @@ static struct tally_proc *find(struct fork_tally *t, pid_t pid)
 	return NULL;
 }
 
-static struct tally_proc *add(struct fork_tally *t, pid_t pid, bool image)
+static struct tally_proc *add(struct fork_tally *t, pid_t pid, bool image, bool pending)
 {
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
 		t->p = xrealloc(t->p, t->cap * sizeof *t->p);
 	}
-	t->p[t->n] = (struct tally_proc){.pid = pid, .image = image, .live = true};
+	t->p[t->n] =
+		(struct tally_proc){.pid = pid, .image = image, .live = true, .pending = pending};
 	return &t->p[t->n++];
 }
 
 void fork_tally_start(struct fork_tally *t, pid_t top)
 {
 	memset(t, 0, sizeof *t);
-	add(t, top, true);
+	add(t, top, true, false);
 }
 
 void fork_tally_exec(struct fork_tally *t, pid_t pid)
@@ -53,12 +57,26 @@ void fork_tally_child(struct fork_tally *t, pid_t parent, pid_t child, enum tall
 
 	/* Its first stop may have come before its parent's event, and added it. */
 	if (!c || !c->live)
-		c = add(t, child, image);
+		c = add(t, child, image, false);
 	c->image = image;
+	c->pending = false;
 	if (image && k == TALLY_FORK)
 		t->c.forks++;
 	else if (image && k == TALLY_VFORK)
 		t->c.vforks++;
+}
+
+/* glibc reads it once a process, at the first lookup through NSS (nss_database.c). */
+#define NSS_CONF "/etc/nsswitch.conf"
+
+void fork_tally_open(struct fork_tally *t, pid_t pid, const char *path)
+{
+	struct tally_proc *p = find(t, pid);
+
+	if (p && p->image && !p->nss && !strcmp(path, NSS_CONF)) {
+		p->nss = true;
+		t->c.nss++;
+	}
 }
 
 void fork_tally_free(struct fork_tally *t)
@@ -106,6 +124,35 @@ struct census {
 	size_t live;
 };
 
+/* The path an open of pid's names, when it is NSS's configuration's length or less; "" else. */
+static void open_path(pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	struct iovec local = {buf, len - 1}, remote = {(void *)(uintptr_t)addr, len - 1};
+	ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	buf[got > 0 ? (size_t)got : 0] = '\0';
+}
+
+/* A system call stop: at the entry of an open, the path it opens. */
+static void on_syscall(struct census *c, pid_t pid)
+{
+	struct __ptrace_syscall_info si;
+	char path[sizeof NSS_CONF + 1];
+	uint64_t addr;
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof si, &si) <= 0 ||
+	    si.op != PTRACE_SYSCALL_INFO_ENTRY || si.arch != AUDIT_ARCH_X86_64)
+		return;
+	if (si.entry.nr == SYS_openat || si.entry.nr == SYS_openat2)
+		addr = si.entry.args[1];
+	else if (si.entry.nr == SYS_open)
+		addr = si.entry.args[0];
+	else
+		return;
+	open_path(pid, addr, path, sizeof path);
+	fork_tally_open(&c->t, pid, path);
+}
+
 static bool group_stop_sig(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -127,10 +174,13 @@ static void on_stop(struct census *c, pid_t pid, int status)
 	unsigned long msg = 0;
 
 	if (!p || !p->live) { /* a child whose parent's event is still to come */
-		p = add(&c->t, pid, false);
+		p = add(&c->t, pid, false, true);
 		c->live++;
 	}
-	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
+	if (sig == (SIGTRAP | 0x80) && !event) { /* a system call stop (PTRACE_O_TRACESYSGOOD) */
+		on_syscall(c, pid);
+		sig = 0;
+	} else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 	    event == PTRACE_EVENT_CLONE) {
 		if (!ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg)) {
 			struct tally_proc *old = find(&c->t, (pid_t)msg);
@@ -168,7 +218,8 @@ static void on_stop(struct census *c, pid_t pid, int status)
 		gone(c, p);
 		return;
 	}
-	ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
+	/* The image's processes stop at their system calls; what they execute runs free. */
+	ptrace(p->image || p->pending ? PTRACE_SYSCALL : PTRACE_CONT, pid, NULL, (void *)(long)sig);
 }
 
 /* The top exited: stop each tracee left, to detach it at that stop. */
@@ -230,7 +281,7 @@ static int trace_all(struct census *c, double timeout_s)
 static int start(struct census *c, const char *path, char *const argv[], struct errbuf *err)
 {
 	const long opts = PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
-			  PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+			  PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD;
 	int status, e;
 	pid_t w;
 

@@ -5,7 +5,9 @@
  * it and copies nothing. perf's task records do not tell the two apart
  * (dash starts its commands by vfork), so the census is one run under
  * ptrace, outside the measurement, whose fork, vfork and clone events say
- * which each is. The program's output goes to /dev/null.
+ * which each is. It also stops the image's processes at their system
+ * calls, to see which open NSS's configuration. The program's output goes
+ * to /dev/null.
  */
 #ifndef LDPROF_FORK_CENSUS_H
 #define LDPROF_FORK_CENSUS_H
@@ -20,6 +22,13 @@
 struct fork_counts {
 	uint32_t forks;	 /* children that copied the program's image */
 	uint32_t vforks; /* vfork and posix_spawn children of it: shared, nothing copied */
+	/*
+	 * Processes of the image that looked something up through NSS (opened
+	 * /etc/nsswitch.conf, as glibc does once a process at its first
+	 * getpwuid, getgrnam, getaddrinfo, ...): a dynamic libc runs that code
+	 * spread over more pages than a static link packs it into.
+	 */
+	uint32_t nss;
 };
 
 /*
@@ -32,6 +41,8 @@ struct fork_tally {
 		pid_t pid;
 		bool image; /* runs the program's image */
 		bool live;  /* traced, not yet exited nor detached */
+		bool nss;   /* counted in c.nss */
+		bool pending; /* stopped before its parent's fork event: image or not, unknown */
 	} *p;
 	size_t n, cap;
 	struct fork_counts c;
@@ -42,6 +53,8 @@ void fork_tally_exec(struct fork_tally *t, pid_t pid);
 /* A new task of parent's: a fork, a vfork (shared memory) or a thread (neither counted). */
 enum tally_kind { TALLY_FORK, TALLY_VFORK, TALLY_THREAD };
 void fork_tally_child(struct fork_tally *t, pid_t parent, pid_t child, enum tally_kind k);
+/* pid opened path: an NSS lookup of the image's when it is nsswitch.conf (once a process). */
+void fork_tally_open(struct fork_tally *t, pid_t pid, const char *path);
 void fork_tally_free(struct fork_tally *t);
 
 /*

@@ -90,6 +90,12 @@ struct model_coefs {
 	 */
 	double fork_fixed_us, fork_per_object_us;
 	double fork_lazy_fixed_us, fork_lazy_per_object_us;
+	/*
+	 * A process's first lookup through NSS (getpwuid), dynamic beyond static
+	 * (model/calibrate-nss.h): its code spread over more pages; 0 in an
+	 * older calibration.
+	 */
+	double nss_us;
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
 	double verdict_err_pct, verdict_err_us;
 	char source[256];  /* the calibration file, or "built-in defaults" */

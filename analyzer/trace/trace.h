@@ -151,6 +151,7 @@ struct trace {
 	bool fixed_interleaved; /* ...measured in the programs' own rounds (compare), not after */
 	/* The forks of the program's own image in one run (run/fork-census.h), when counted. */
 	uint32_t image_forks, image_vforks; /* copies of it; vfork and posix_spawn children */
+	uint32_t image_nss; /* ...and its processes that looked something up through NSS */
 	bool forks_counted;
 	bool fork_price_now; /* model.fork_* measured after the runs, not the calibration's */
 	struct trace_sampling *sampling; /* --sample; NULL without it */

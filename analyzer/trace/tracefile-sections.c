@@ -88,6 +88,8 @@ enum model_tag {
 	MODEL_TAG_FORK_PRICE_NOW = 21, /* 1: tags 19 and 23 measured after the runs */
 	MODEL_TAG_FORK_LAZY = 22,      /* 1: it binds fork lazily, and its children their calls */
 	MODEL_TAG_FORK_LAZY_US = 23,   /* two f64 fields: such a child's more (libc, per library) */
+	MODEL_TAG_IMAGE_NSS = 24, /* the image's processes that looked something up through NSS */
+	MODEL_TAG_NSS_US = 25,	  /* f64: the first such lookup's price, dynamic beyond static */
 };
 
 enum run_tag {
@@ -228,6 +230,8 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 			tlv_uint(b, MODEL_TAG_FORK_LAZY, 1);
 		if (t->fork_price_now)
 			tlv_uint(b, MODEL_TAG_FORK_PRICE_NOW, 1);
+		tlv_uint(b, MODEL_TAG_IMAGE_NSS, t->image_nss);
+		tlv_f64(b, MODEL_TAG_NSS_US, m->nss_us);
 	}
 }
 
@@ -670,6 +674,13 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_FORK_LAZY:
 		t->static_side.fork_lazy = val_uint(v) == 1;
 		break;
+	case MODEL_TAG_IMAGE_NSS:
+		x = val_uint(v);
+		t->image_nss = x <= UINT32_MAX ? (uint32_t)x : 0;
+		break;
+	case MODEL_TAG_NSS_US:
+		m->nss_us = sane_price(val_f64(v));
+		break;
 	}
 	return !v->bad;
 }
@@ -813,7 +824,7 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		t->fixed_cal_us = 0;
 		t->fixed_interleaved = false;
 		t->forks_counted = false;
-		t->image_forks = t->image_vforks = 0;
+		t->image_forks = t->image_vforks = t->image_nss = 0;
 		t->fork_price_now = false;
 		t->static_side.fork_lazy = false;
 		for (size_t i = 0; i < t->nobj; i++)

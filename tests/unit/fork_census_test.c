@@ -32,9 +32,31 @@ static void test_tally(void)
 	fork_tally_free(&t);
 }
 
+/* NSS's configuration opened: once a process of the image, not by what it executed. */
+static void test_nss(void)
+{
+	struct fork_tally t;
+
+	fork_tally_start(&t, 100);
+	fork_tally_child(&t, 100, 101, TALLY_FORK);
+	fork_tally_open(&t, 100, "/etc/ld.so.cache");
+	CHECK(t.c.nss == 0);
+	fork_tally_open(&t, 100, "/etc/nsswitch.conf");
+	fork_tally_open(&t, 100, "/etc/nsswitch.conf"); /* its second: the same process */
+	fork_tally_open(&t, 101, "/etc/nsswitch.conf");
+	CHECK(t.c.nss == 2);
+	fork_tally_exec(&t, 101);
+	fork_tally_child(&t, 100, 102, TALLY_FORK);
+	fork_tally_exec(&t, 102); /* 102 executes id, which looks its user up */
+	fork_tally_open(&t, 102, "/etc/nsswitch.conf");
+	fork_tally_open(&t, 999, "/etc/nsswitch.conf"); /* never seen */
+	CHECK(t.c.nss == 2);
+	fork_tally_free(&t);
+}
+
 static void test_real(void)
 {
-	struct fork_counts c = {99, 99};
+	struct fork_counts c = {99, 99, 99};
 	struct errbuf err;
 	char *dbl[] = {"/bin/sh", "-c", "(/bin/true &) ; wait; exit 0", NULL};
 	char *none[] = {"/nonexistent/prog", NULL};
@@ -48,6 +70,7 @@ static void test_real(void)
 int main(void)
 {
 	test_tally();
+	test_nss();
 	test_real();
 	return unit_done("fork_census_test");
 }

@@ -57,6 +57,7 @@ static void test_roundtrip(void)
 	t.model.fork_fixed_us = 71.5, t.model.fork_per_object_us = 3.625, t.fork_price_now = true;
 	t.model.fork_lazy_fixed_us = 151.5, t.model.fork_lazy_per_object_us = 14.25;
 	t.static_side.fork_lazy = true;
+	t.image_nss = 2, t.model.nss_us = 187.25;
 	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
@@ -81,6 +82,7 @@ static void test_roundtrip(void)
 	CHECK(u.model.fork_fixed_us == 71.5 && u.model.fork_per_object_us == 3.625 && u.fork_price_now);
 	CHECK(u.model.fork_lazy_fixed_us == 151.5 && u.model.fork_lazy_per_object_us == 14.25);
 	CHECK(u.static_side.fork_lazy);
+	CHECK(u.image_nss == 2 && u.model.nss_us == 187.25);
 
 	char *a = report_json(&t), *c = report_json(&u);
 	CHECK(a && c && !strcmp(a, c));

@@ -405,6 +405,32 @@ static void test_forks(void)
 	trace_free(&t);
 }
 
+/* First lookups through NSS: each process's at nss_us, once the census counted them. */
+static void test_nss(void)
+{
+	struct trace t;
+	struct report none, some, lost;
+
+	model_trace(&t);
+	t.model.nss_us = 180;
+	t.forks_counted = true;
+	report_build(&t, &none);
+	CHECK(none.static_nss_us == 0 && !has_note(&none, "NSS"));
+	t.image_nss = 2;
+	report_build(&t, &some);
+	CHECK_NEAR(some.static_nss_us, 360, 1e-9);
+	CHECK_NEAR(some.static_saved_us - none.static_saved_us, 360, 1e-6);
+	CHECK(has_note(&some, "2 of its processes looked something up through NSS in a run, each "
+			      "first lookup priced 180 us dearer"));
+	t.forks_counted = false; /* no census: nothing priced */
+	report_build(&t, &lost);
+	CHECK(lost.static_nss_us == 0 && !has_note(&lost, "NSS"));
+	report_free(&none);
+	report_free(&some);
+	report_free(&lost);
+	trace_free(&t);
+}
+
 static void test_fault_cost(void)
 {
 	struct summary s;
@@ -515,6 +541,7 @@ int main(void)
 	test_model_error();
 	test_fault_drift();
 	test_forks();
+	test_nss();
 	test_fault_cost();
 	test_calibration_file();
 	test_unwind_prices();

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Lookups through NSS: the census counts the processes of the program's own
+# image that open /etc/nsswitch.conf (glibc does at a process's first
+# lookup; strace -f, the oracle, sees the same opens), the verdict prices
+# each at the calibration's nss_us (what the first lookup costs a dynamic
+# build beyond a static one), not those of a program it executed, and record
+# and report keep them.
+. "$(dirname "$0")/lib.sh"
+
+# Uncalibrated: the built-in price (model/model-file.c), which the JSON gives.
+export LDPROF_CALIBRATION="$TMP/absent"
+prog=$FIXTURES/run-nss/prog
+
+"$LDPROF" -n 3 --no-overhead --json "$prog" >"$TMP/j" 2>"$TMP/e"
+check "runs" test $? -eq 0
+expect_eq "two processes of its image looked up" 2 "$(json_get "$TMP/j" '["verdict"]["image_nss"]')"
+expect_eq "each priced at nss_us, and the saving adds them" "True True" \
+	"$(json_eval "$TMP/j" "(lambda v: str(v['nss_us'] > 0 and abs(v['parts_us']['nss_lookups'] - 2 * v['nss_us']) < 1e-6) + ' ' + str(abs(sum(v['parts_us'].values()) - v['static_link_saved_us']) < 0.01))(d['verdict'])")"
+
+"$LDPROF" -n 3 --no-overhead --json "$prog" none >"$TMP/none.json"
+expect_eq "with an argument: no lookup, nothing priced" "0 0" \
+	"$(json_eval "$TMP/none.json" "'%d %g' % (d['verdict']['image_nss'], d['verdict']['parts_us']['nss_lookups'])")"
+
+# What a child executes is not the program's image: run-fork's child runs run-nss.
+"$LDPROF" -n 3 --no-overhead --json "$FIXTURES/run-fork/prog" "$prog" >"$TMP/x.json"
+expect_eq "a program it executes looks up: not its own" 0 \
+	"$(json_get "$TMP/x.json" '["verdict"]["image_nss"]')"
+
+if command -v strace >/dev/null 2>&1; then
+	opens() { grep 'openat(.*"/etc/nsswitch.conf"' "$1" | awk '{ print $1 }' | sort -u | wc -l | tr -d ' '; }
+	strace -f -qq -e trace=openat -o "$TMP/st" "$prog"
+	expect_eq "strace -f: as many processes open nsswitch.conf" 2 "$(opens "$TMP/st")"
+	strace -f -qq -e trace=openat -o "$TMP/st" "$prog" none
+	expect_eq "strace -f: with an argument, none" 0 "$(opens "$TMP/st")"
+	strace -f -qq -e trace=openat,execve -o "$TMP/st" "$FIXTURES/run-fork/prog" "$prog"
+	expect_eq "strace -f: the executed program's two processes do" 2 "$(opens "$TMP/st")"
+else
+	skip "strace is not installed (tools/install-deps)"
+	skip "strace is not installed (tools/install-deps)"
+	skip "strace is not installed (tools/install-deps)"
+fi
+
+# The text: in the verdict's parts and its note.
+"$LDPROF" -n 3 --no-overhead "$prog" >"$TMP/t"
+check "text: the lookups in the verdict's parts" grep -q ", 2 first NSS lookups [0-9]" "$TMP/t"
+check "text: the note" grep -q "2 of its processes looked something up through NSS in a run" "$TMP/t"
+
+# record and report: the count and its price travel with the trace.
+"$LDPROF" record -n 3 -o "$TMP/n.trace" "$prog" >/dev/null 2>&1
+check "record" test $? -eq 0
+"$LDPROF" report --json "$TMP/n.trace" >"$TMP/r.json"
+expect_eq "report: the same lookups at the same price" \
+	"$(json_eval "$TMP/j" "'2 %g' % d['verdict']['parts_us']['nss_lookups']")" \
+	"$(json_eval "$TMP/r.json" "'%d %g' % (d['verdict']['image_nss'], d['verdict']['parts_us']['nss_lookups'])")"
+done_testing
