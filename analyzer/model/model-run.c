@@ -162,7 +162,9 @@ static void count_forks(const struct profile_opts *o, size_t n, struct trace *tr
 		if (t->is_static || t->interrupted)
 			continue;
 		struct fork_counts c;
-		if (fork_census(t->program, t->argv, o->timeout_s, &c, &err)) {
+		/* The replay (model_attach) says whether it binds NSS functions. */
+		bool nss = t->static_side.nss_calls > 0;
+		if (fork_census(t->program, t->argv, o->timeout_s, nss, &c, &err)) {
 			warn_msg("%s: its forks could not be counted (%s): the verdict leaves them "
 				 "out",
 				 t->program, err.msg);
@@ -255,6 +257,8 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 			interrupt_requested() ? " (interrupted)" : "");
 		fixed.runs = 0;
 	}
+	for (size_t i = 0; r == 0 && i < n; i++)
+		model_attach(&traces[i]);
 	if (r == 0)
 		count_forks(o, n, traces);
 	if (r == 0 && price_forks_now(dir, n, traces, &fork_now, &fork_measured, &err))
@@ -262,7 +266,6 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 			 "calibration's",
 			 err.msg);
 	for (size_t i = 0; r == 0 && i < n; i++) {
-		model_attach(&traces[i]);
 		fixed_apply(&traces[i], &fixed, inline_pair);
 		if (fork_measured)
 			fork_price_apply(&traces[i], &fork_now);

@@ -5,9 +5,9 @@
  * it and copies nothing. perf's task records do not tell the two apart
  * (dash starts its commands by vfork), so the census is one run under
  * ptrace, outside the measurement, whose fork, vfork and clone events say
- * which each is. It also stops the image's processes at their system
- * calls, to see which open NSS's configuration. The program's output goes
- * to /dev/null.
+ * which each is. For a program that binds NSS functions it also stops the
+ * image's processes at their system calls, to see which open NSS's
+ * configuration. The program's output goes to /dev/null.
  */
 #ifndef LDPROF_FORK_CENSUS_H
 #define LDPROF_FORK_CENSUS_H
@@ -60,10 +60,13 @@ void fork_tally_free(struct fork_tally *t);
 /*
  * Run path with argv and the environment under ptrace until it exits
  * (what it left running is let go: a daemon it started lives on), or
- * timeout_s, after which all it started is killed, and count. -errno with
- * err set when it could not be traced or run.
+ * timeout_s, after which all it started is killed, and count. With
+ * watch_nss, the image's processes stop at each system call too (about 14
+ * us a call here: a caller passes it only for a program that binds NSS
+ * functions), else c->nss stays 0. -errno with err set when it could not
+ * be traced or run.
  */
-int fork_census(const char *path, char *const argv[], double timeout_s, struct fork_counts *c,
-		struct errbuf *err);
+int fork_census(const char *path, char *const argv[], double timeout_s, bool watch_nss,
+		struct fork_counts *c, struct errbuf *err);
 
 #endif

@@ -62,9 +62,9 @@ static void test_real(void)
 	char *none[] = {"/nonexistent/prog", NULL};
 
 	/* dash: a subshell by fork, which forks /bin/true in the background; then exit. */
-	CHECK(fork_census("/bin/sh", dbl, 10, &c, &err) == 0);
-	CHECK(c.forks >= 1);
-	CHECK(fork_census("/nonexistent/prog", none, 10, &c, &err) == -ENOEXEC);
+	CHECK(fork_census("/bin/sh", dbl, 10, true, &c, &err) == 0);
+	CHECK(c.forks >= 1 && c.nss == 0);
+	CHECK(fork_census("/nonexistent/prog", none, 10, false, &c, &err) == -ENOEXEC);
 }
 
 int main(void)
