@@ -111,8 +111,7 @@ void model_defaults(struct model_coefs *m)
 	 */
 	m->fork_lazy_fixed_us = 151.5;
 	m->fork_lazy_per_object_us = 14.19;
-	/* The NSS pair: NSS_DEFAULT_US below. */
-	m->nss_us = NSS_DEFAULT_US;
+	m->nss_us = NSS_DEFAULT_US; /* calibrate's NSS pair (above) */
 	/* tools/validate-verdict on the reference machine, quiet (docs/model.md). */
 	m->verdict_err_pct = VERDICT_REFERENCE_ERR_PCT;
 	m->verdict_err_us = VERDICT_REFERENCE_ERR_US;

@@ -92,8 +92,8 @@ struct model_coefs {
 	double fork_lazy_fixed_us, fork_lazy_per_object_us;
 	/*
 	 * A process's first lookup through NSS (getpwuid), dynamic beyond static
-	 * (model/calibrate-nss.h): its code spread over more pages; 0 in an
-	 * older calibration.
+	 * (model/calibrate-nss.h): its code spread over more pages; the
+	 * built-in default in an older calibration.
 	 */
 	double nss_us;
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */

@@ -583,6 +583,12 @@ static double sane_price(double us)
 	return us >= 0 && us < 1e9 ? us : 0;
 }
 
+/* A count that must fit 32 bits; 0 when it does not. */
+static uint32_t count32(uint64_t x)
+{
+	return x <= UINT32_MAX ? (uint32_t)x : 0;
+}
+
 /* How many of the repeated MODEL fields came so far. */
 struct model_repeats {
 	int fixed, fork, fork_lazy;
@@ -654,11 +660,10 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_IMAGE_FORKS:
 		x = val_uint(v);
 		t->forks_counted = x <= UINT32_MAX;
-		t->image_forks = t->forks_counted ? (uint32_t)x : 0;
+		t->image_forks = count32(x);
 		break;
 	case MODEL_TAG_IMAGE_VFORKS:
-		x = val_uint(v);
-		t->image_vforks = x <= UINT32_MAX ? (uint32_t)x : 0;
+		t->image_vforks = count32(val_uint(v));
 		break;
 	case MODEL_TAG_FORK_PRICE_NOW:
 		t->fork_price_now = val_uint(v) == 1;
@@ -675,8 +680,7 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 		t->static_side.fork_lazy = val_uint(v) == 1;
 		break;
 	case MODEL_TAG_IMAGE_NSS:
-		x = val_uint(v);
-		t->image_nss = x <= UINT32_MAX ? (uint32_t)x : 0;
+		t->image_nss = count32(val_uint(v));
 		break;
 	case MODEL_TAG_NSS_US:
 		m->nss_us = sane_price(val_f64(v));
