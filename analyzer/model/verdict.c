@@ -544,7 +544,7 @@ static char *fork_note(const struct trace *t, const struct report *rep)
  * NSS: what the census saw it look up, at what price; and, when it calls
  * NSS functions, what a static glibc can and some builds leave out.
  */
-static char *nss_note(const struct trace *t, const struct report *rep)
+static char *nss_note(const struct trace *t)
 {
 	const struct static_facts *sf = &t->static_side;
 	bool looked = t->forks_counted && t->image_nss;
@@ -559,7 +559,7 @@ static char *nss_note(const struct trace *t, const struct report *rep)
 		snprintf(seen, sizeof seen,
 			 "%s %u of its processes looked something up through NSS in a run, each "
 			 "first lookup priced %.0f us dearer dynamic",
-			 sf->nss_calls ? ";" : "", t->image_nss, rep->static_nss_us / t->image_nss);
+			 sf->nss_calls ? ";" : "", t->image_nss, t->model.nss_us);
 	return xasprintf("the program%s%s: a static glibc build has only the sources built "
 			 "into libc (files, dns) without the shared libc, and some static builds "
 			 "leave such lookups out (Debian's zsh-static does), so compare what the "
@@ -577,7 +577,7 @@ static size_t caveats(const struct trace *t, const struct report *rep, char *not
 		n++;
 	if ((notes[n] = fault_drift(t)))
 		n++;
-	if ((notes[n] = nss_note(t, rep)))
+	if ((notes[n] = nss_note(t)))
 		n++;
 	if ((notes[n] = unwind_note(t, rep)))
 		n++;

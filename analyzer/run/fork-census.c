@@ -126,7 +126,10 @@ struct census {
 	size_t live;
 };
 
-/* The path an open of pid's names, when it is NSS's configuration's length or less; "" else. */
+/*
+ * The first len - 1 bytes of the path an open of pid's names: enough to tell
+ * NSS's configuration from any other path; "" when it cannot be read.
+ */
 static void open_path(pid_t pid, uint64_t addr, char *buf, size_t len)
 {
 	struct iovec local = {buf, len - 1}, remote = {(void *)(uintptr_t)addr, len - 1};
