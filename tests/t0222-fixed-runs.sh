@@ -106,8 +106,12 @@ for sig in TERM INT; do
 	TMPDIR=$TMP/sig$sig "$LDPROF" -n 100000 --fixed-runs 20 "$sh_dyn" "$TOP/samples/foo" \
 		>/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do # the pair is built within seconds
-		ls "$TMP/sig$sig"/ldprof-fixed.*/min-static >/dev/null 2>&1 && break
+	# Built: min-static is there and the shell that linked it is gone
+	# (ld makes the file as it starts, and a signal during the build is
+	# the case below, not this one).
+	for _ in $(seq 100); do
+		ls "$TMP/sig$sig"/ldprof-fixed.*/min-static >/dev/null 2>&1 &&
+			! pgrep -P $pid -x sh >/dev/null && break
 		sleep 0.1
 	done
 	check "the pair is built under \$TMPDIR (SIG$sig)" \
@@ -123,6 +127,27 @@ for sig in TERM INT; do
 	fi
 	check "and nothing left behind (SIG$sig)" sh -c "! ls -A '$TMP/sig$sig' | grep -q ."
 done
+
+# A SIGINT sent to ldprof alone while cc builds the pair (system() used to
+# ignore it in ldprof, and the runs went on as if it never came): ldprof
+# stops there, says so and exits 130, the pair's directory gone. $CC is a
+# wrapper that says when it started and takes its time.
+mkdir -p "$TMP/sigbuild"
+printf '#!/bin/sh\ntouch "%s/cc-started"\nsleep 1\nexec cc "$@"\n' "$TMP" >"$TMP/slow-cc"
+chmod +x "$TMP/slow-cc"
+CC=$TMP/slow-cc TMPDIR=$TMP/sigbuild "$LDPROF" -n 50 --fixed-runs 20 "$sh_dyn" "$TOP/samples/foo" \
+	>/dev/null 2>"$TMP/sigbuild.err" &
+pid=$!
+for _ in $(seq 100); do
+	test -e "$TMP/cc-started" && break
+	sleep 0.1
+done
+kill -INT $pid
+wait $pid
+expect_eq "SIGINT while the pair is built: ldprof exits 130" 130 $?
+check "and says the build was interrupted ($(tail -1 "$TMP/sigbuild.err"))" \
+	grep -q "^ldprof: --fixed-runs: the minimal pair: interrupted" "$TMP/sigbuild.err"
+check "and nothing left behind" sh -c "! ls -A '$TMP/sigbuild' | grep -q ."
 
 # record keeps it in the trace file (MODEL tags 15 and 16): report says so.
 "$LDPROF" record -n 5 --fixed-runs 20 -o "$TMP/r.ldprof" "$sh_dyn" "$TOP/samples/foo" 2>"$TMP/e"

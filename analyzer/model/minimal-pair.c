@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,38 @@ const char *calib_cc(void)
 	return c && *c ? c : "cc";
 }
 
+/* sh -c CMD, waited for; its status in *st. -errno when it could not start. */
+static int spawn_sh(const char *cmd, int *st)
+{
+	char *argv[] = {"sh", "-c", (char *)cmd, NULL};
+	pid_t pid;
+	int r = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
+
+	if (r)
+		return -r;
+	while (waitpid(pid, st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+/*
+ * Inside an interrupt scope, not by system(): it ignores SIGINT in its
+ * caller until the command ends, so a `kill -INT` sent to ldprof alone
+ * while cc ran was lost and the runs went on. Spawned, ldprof's handler
+ * records it and the build ends as interrupted. Outside one, system()'s
+ * ignoring is what keeps ldprof alive to clean up after a Ctrl-C.
+ */
 int calib_sh(const char *cmd, struct errbuf *err)
 {
-	int st = system(cmd);
+	int st = -1, r = 0;
 
+	if (!interrupt_active())
+		st = system(cmd);
+	else if ((r = spawn_sh(cmd, &st)))
+		return set_err(err, -r, "sh: %s", strerror(-r));
+	else if (interrupt_requested())
+		return set_err(err, EINTR, "interrupted");
 	/* sh dies of the SIGINT, or exits 128 + SIGINT when cc did. */
 	if (st != -1 && ((WIFSIGNALED(st) && WTERMSIG(st) == SIGINT) ||
 			 (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT)))

@@ -26,8 +26,8 @@ const char *calib_cc(void);
 
 /*
  * Run a shell command line composed from our own paths (quoted with
- * sh_quote); 0, -ECHILD, or -EINTR when a SIGINT ended it (system()
- * ignores SIGINT in ldprof meanwhile: only the build sees it).
+ * sh_quote); 0, -ECHILD, or -EINTR when a SIGINT ended it, or reached
+ * ldprof while it ran inside an interrupt scope (base/interrupt.h).
  */
 int calib_sh(const char *cmd, struct errbuf *err);
 
