@@ -15,7 +15,10 @@ relocate() {
 # --version: 396 against 673 us, docs/model.md). Five tries: on a machine
 # whose shared cache another tenant streams through, both read from memory
 # (691 against 626 us once, 801 to 875 against 617 to 706 minutes apart).
+# A miss waits longer each time (5 to 20 s): such a state lasts seconds to
+# minutes, and tries back to back would all fall in one.
 for try in 1 2 3 4 5; do
+	[ $try = 1 ] || sleep $((5 * (try - 1)))
 	"$LDPROF" run -n 20 -w 2 --json "$prog" >"$TMP/warm.json" 2>"$TMP/warm.err"
 	"$LDPROF" run -n 20 -w 2 --cold-cache --json "$prog" >"$TMP/cold.json" 2>"$TMP/cold.err"
 	warm=$(relocate "$TMP/warm.json")
