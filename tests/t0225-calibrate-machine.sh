@@ -87,4 +87,26 @@ check "with its reason" grep -q "ldprof: --verdict-error: .*: not PCT,US" "$TMP/
 "$LDPROF" calibrate --verdict-error 1,1 -o "$TMP/none" >"$TMP/none.out" 2>&1
 expect_eq "no calibration to store it in: an error" 1 $?
 check "the file stays absent" test ! -e "$TMP/none"
+
+# A SIGINT sent to ldprof alone while cc builds the calibration's programs
+# (system() ignored it in ldprof, and calibrate went on for minutes): it
+# stops there, writes nothing and leaves no build directory. $CC is a
+# wrapper that says when it started and takes its time.
+mkdir -p "$TMP/sigbuild"
+printf '#!/bin/sh\ntouch "%s/cc-started"\nsleep 1\nexec cc "$@"\n' "$TMP" >"$TMP/slow-cc"
+chmod +x "$TMP/slow-cc"
+CC=$TMP/slow-cc TMPDIR=$TMP/sigbuild "$LDPROF" calibrate --quick -n 5 -o "$TMP/sigcal" \
+	>"$TMP/sigcal.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	test -e "$TMP/cc-started" && break
+	sleep 0.1
+done
+kill -INT $pid
+wait $pid
+expect_eq "SIGINT while calibrate builds: it fails" 1 $?
+check "and says it was interrupted ($(tail -1 "$TMP/sigcal.out"))" \
+	grep -q "^ldprof: calibrate: interrupted" "$TMP/sigcal.out"
+check "writes no calibration" test ! -e "$TMP/sigcal"
+check "and leaves no build directory" sh -c "! ls -A '$TMP/sigbuild' | grep -q ."
 done_testing

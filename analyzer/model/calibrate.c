@@ -725,10 +725,16 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 		res->names[i] = xstrdup(ps[i].name);
 	for (size_t i = 0; i < res->nchecks; i++)
 		res->names[res->n + i] = xstrdup(o->checks[i].line);
-	if ((r = build_all(res->workdir, ps, res->n, o->quick, o->log, err)))
-		return r;
-	/* One Ctrl-C scope for all the measurements: the second one ends ldprof. */
+	/*
+	 * One Ctrl-C scope from the builds to the last measurement: the second
+	 * one ends ldprof. The builds are in it so that a SIGINT sent to
+	 * ldprof alone (kill -INT, timeout -s INT) stops them too (calib_sh).
+	 */
 	interrupt_begin();
+	if ((r = build_all(res->workdir, ps, res->n, o->quick, o->log, err))) {
+		interrupt_end();
+		return r;
+	}
 	model_defaults(&d);
 	res->coefs.fde_sort_us = d.fde_sort_us; /* kept if the unwind pair resolves nothing */
 	res->coefs.fde_floor = d.fde_floor;
