@@ -164,6 +164,26 @@ fresh_calibration() {
 	export LDPROF_CALIBRATION
 }
 
+# slow_cc_kill COMMAND...: run ldprof COMMAND in the background with $CC a
+# wrapper that writes where cc first starts (the build's directory) to
+# $TMP/cc-started and then takes a second, send ldprof alone a SIGINT once
+# it has, and return its exit status: a signal that reaches ldprof while
+# cc builds (system() used to ignore it there).
+slow_cc_kill() {
+	printf '#!/bin/sh\n[ -e "%s/cc-started" ] || pwd >"%s/cc-started"\nsleep 1\nexec cc "$@"\n' \
+		"$TMP" "$TMP" >"$TMP/slow-cc"
+	chmod +x "$TMP/slow-cc"
+	rm -f "$TMP/cc-started"
+	CC=$TMP/slow-cc "$LDPROF" "$@" &
+	slow_pid=$!
+	for _ in $(seq 100); do
+		test -e "$TMP/cc-started" && break
+		sleep 0.1
+	done
+	kill -INT $slow_pid
+	wait $slow_pid
+}
+
 # settle_dir DIR: every file in DIR written back and dropped from the page
 # cache, so that its next run reads it from disk in single pages, as the
 # calibration's programs and the installed libraries are: a library GNU ld

@@ -131,22 +131,14 @@ done
 # A SIGINT sent to ldprof alone while cc builds the pair (system() used to
 # ignore it in ldprof, and the runs went on as if it never came): ldprof
 # stops there, says so and exits 130, the pair's directory gone. $CC is a
-# wrapper that says when it started and takes its time.
+# wrapper that says when it started and takes its time (slow_cc_kill).
 mkdir -p "$TMP/sigbuild"
-printf '#!/bin/sh\ntouch "%s/cc-started"\nsleep 1\nexec cc "$@"\n' "$TMP" >"$TMP/slow-cc"
-chmod +x "$TMP/slow-cc"
-CC=$TMP/slow-cc TMPDIR=$TMP/sigbuild "$LDPROF" -n 50 --fixed-runs 20 "$sh_dyn" "$TOP/samples/foo" \
-	>/dev/null 2>"$TMP/sigbuild.err" &
-pid=$!
-for _ in $(seq 100); do
-	test -e "$TMP/cc-started" && break
-	sleep 0.1
-done
-kill -INT $pid
-wait $pid
+TMPDIR=$TMP/sigbuild slow_cc_kill -n 50 --fixed-runs 20 "$sh_dyn" "$TOP/samples/foo" \
+	>/dev/null 2>"$TMP/sigbuild.err"
 expect_eq "SIGINT while the pair is built: ldprof exits 130" 130 $?
 check "and says the build was interrupted ($(tail -1 "$TMP/sigbuild.err"))" \
 	grep -q "^ldprof: --fixed-runs: the minimal pair: interrupted" "$TMP/sigbuild.err"
+check "the build ran under \$TMPDIR ($(cat "$TMP/cc-started"))" grep -q "^$TMP/sigbuild/" "$TMP/cc-started"
 check "and nothing left behind" sh -c "! ls -A '$TMP/sigbuild' | grep -q ."
 
 # record keeps it in the trace file (MODEL tags 15 and 16): report says so.

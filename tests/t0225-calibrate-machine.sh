@@ -91,22 +91,13 @@ check "the file stays absent" test ! -e "$TMP/none"
 # A SIGINT sent to ldprof alone while cc builds the calibration's programs
 # (system() ignored it in ldprof, and calibrate went on for minutes): it
 # stops there, writes nothing and leaves no build directory. $CC is a
-# wrapper that says when it started and takes its time.
+# wrapper that says when it started and takes its time (slow_cc_kill).
 mkdir -p "$TMP/sigbuild"
-printf '#!/bin/sh\ntouch "%s/cc-started"\nsleep 1\nexec cc "$@"\n' "$TMP" >"$TMP/slow-cc"
-chmod +x "$TMP/slow-cc"
-CC=$TMP/slow-cc TMPDIR=$TMP/sigbuild "$LDPROF" calibrate --quick -n 5 -o "$TMP/sigcal" \
-	>"$TMP/sigcal.out" 2>&1 &
-pid=$!
-for _ in $(seq 100); do
-	test -e "$TMP/cc-started" && break
-	sleep 0.1
-done
-kill -INT $pid
-wait $pid
+TMPDIR=$TMP/sigbuild slow_cc_kill calibrate --quick -n 5 -o "$TMP/sigcal" >"$TMP/sigcal.out" 2>&1
 expect_eq "SIGINT while calibrate builds: it fails" 1 $?
 check "and says it was interrupted ($(tail -1 "$TMP/sigcal.out"))" \
 	grep -q "^ldprof: calibrate: interrupted" "$TMP/sigcal.out"
 check "writes no calibration" test ! -e "$TMP/sigcal"
+check "the build ran under \$TMPDIR ($(cat "$TMP/cc-started"))" grep -q "^$TMP/sigbuild/" "$TMP/cc-started"
 check "and leaves no build directory" sh -c "! ls -A '$TMP/sigbuild' | grep -q ."
 done_testing

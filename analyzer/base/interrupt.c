@@ -194,11 +194,6 @@ bool interrupt_requested(void)
 	return sigints > 0;
 }
 
-bool interrupt_active(void)
-{
-	return depth > 0;
-}
-
 int interrupt_wake_fd(void)
 {
 	return depth ? wake[0] : -1;

@@ -42,9 +42,6 @@ void interrupt_on_death(void (*fn)(void));
 /* Whether a SIGINT arrived since the outermost interrupt_begin(). */
 bool interrupt_requested(void);
 
-/* Whether ldprof is between interrupt_begin() and interrupt_end(): its handlers hold. */
-bool interrupt_active(void);
-
 /*
  * Readable after SIGINT (and SIGCHLD without pidfds): poll it next to what
  * you wait for, then interrupt_drain() it. -1 outside begin/end.

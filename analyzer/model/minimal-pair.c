@@ -38,27 +38,24 @@ static int spawn_sh(const char *cmd, int *st)
 }
 
 /*
- * Inside an interrupt scope, not by system(): it ignores SIGINT in its
- * caller until the command ends, so a `kill -INT` sent to ldprof alone
- * while cc ran was lost and the runs went on. Spawned, ldprof's handler
- * records it and the build ends as interrupted. Outside one, system()'s
- * ignoring is what keeps ldprof alive to clean up after a Ctrl-C.
+ * Not by system(): it ignores SIGINT in its caller until the command ends,
+ * so a `kill -INT` sent to ldprof alone while cc ran was lost and the runs
+ * went on. Spawned inside the caller's interrupt scope, ldprof's handler
+ * records it and the build ends as interrupted.
  */
 int calib_sh(const char *cmd, struct errbuf *err)
 {
-	int st = -1, r = 0;
+	int st, r = spawn_sh(cmd, &st);
 
-	if (!interrupt_active())
-		st = system(cmd);
-	else if ((r = spawn_sh(cmd, &st)))
+	if (r)
 		return set_err(err, -r, "sh: %s", strerror(-r));
-	else if (interrupt_requested())
+	if (interrupt_requested())
 		return set_err(err, EINTR, "interrupted");
 	/* sh dies of the SIGINT, or exits 128 + SIGINT when cc did. */
-	if (st != -1 && ((WIFSIGNALED(st) && WTERMSIG(st) == SIGINT) ||
-			 (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT)))
+	if ((WIFSIGNALED(st) && WTERMSIG(st) == SIGINT) ||
+	    (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT))
 		return set_err(err, EINTR, "interrupted");
-	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		return set_err(err, ECHILD, "calibration build failed: %s", cmd);
 	return 0;
 }

@@ -26,8 +26,8 @@ const char *calib_cc(void);
 
 /*
  * Run a shell command line composed from our own paths (quoted with
- * sh_quote); 0, -ECHILD, or -EINTR when a SIGINT ended it, or reached
- * ldprof while it ran inside an interrupt scope (base/interrupt.h).
+ * sh_quote), inside an interrupt scope (base/interrupt.h); 0, -ECHILD, or
+ * -EINTR when a SIGINT ended it or reached ldprof while it ran.
  */
 int calib_sh(const char *cmd, struct errbuf *err);
 
