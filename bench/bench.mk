@@ -3,6 +3,9 @@
 # fragment bench/*.mk adds its targets to BENCHES.
 
 BENCHES :=
-include $(filter-out bench/bench.mk,$(wildcard bench/*.mk))
+# run.mk first: it defines what the others name in their prerequisites
+# (ABEXEC, the shim's paths), which make expands as it reads each rule.
+include bench/run.mk
+include $(filter-out bench/bench.mk bench/run.mk,$(wildcard bench/*.mk))
 
 bench: all $(BENCHES)
