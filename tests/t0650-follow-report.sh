@@ -5,7 +5,8 @@
 # figure agrees with its own per-exec data; the Chrome trace has one
 # named track per process with every slice nested; the CSV one row per
 # exec. With the shim's per-exec records, the loader time of sh.dynamic
-# inside the harness is within 25% of a lone `ldprof run` of it.
+# inside the harness, less -f's own cost per exec (a lone -f run against a
+# lone run), is within 25% of a lone `ldprof run` of it.
 . "$(dirname "$0")/lib.sh"
 
 V=$TOP/tests/t0650-validate.py
@@ -116,17 +117,27 @@ if [ "$recorded" -gt 0 ]; then
 	# arguments copied), which inside the harness comes before perf's
 	# exec point: 10-20% longer here on 2026-12-02, measured in turn. So
 	# 25%, which that teardown on top would still miss.
-	harness() { # harness FILE: loader_in and exec_in from a -f run's JSON
-		loader_in=$(json_eval "$1" "[sum(b['phases_per_exec_us'][p]['median'] for p in ('exec', 'load', 'relocate')) for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
-		exec_in=$(json_eval "$1" "[b['phases_per_exec_us']['exec']['median'] for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0]")
+	harness() { # harness FILE: loader and exec phase of sh.dynamic from a -f run's JSON
+		json_eval "$1" "' '.join('%s' % v for v in [(sum(b['phases_per_exec_us'][p]['median'] for p in ('exec', 'load', 'relocate')), b['phases_per_exec_us']['exec']['median']) for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0])"
 	}
 	# The machine's speed flips between two states every second or so
 	# (the loader here 480-540 us or about 700, alone and inside alike),
 	# so one reading of each side, taken a few seconds apart, missed by
-	# 45% in CI and on a quiet machine. The two sides are measured in turn,
-	# 15 rounds of a one-run harness and 9 lone runs, and each side's
-	# figure is the median of its rounds'. A miss is measured again once,
-	# 20 s later.
+	# 45% in CI and on a quiet machine. The sides are measured in turn,
+	# 15 rounds of a one-run harness, 9 lone runs and 5 lone -f runs, and
+	# each side's figure is the median of its rounds'. A miss is measured
+	# again once, 20 s later.
+	#
+	# -f costs every exec more than a lone run's shim does: its buffer is
+	# reopened by each process and written in chunks (make
+	# bench-follow-shim: +221 us against +95 us per exec on 2026-12-06),
+	# and that cost grows with the machine's state: a lone -f run of
+	# sh.dynamic measured its loader 1.0-1.6x a lone run's, in turn, on
+	# a slow day (CI: inside the harness 2620-2716 us against 1920-2034
+	# alone). So the harness is held to the lone run once -f's own cost,
+	# measured in the same rounds (lone -f minus lone), is taken away:
+	# what the harness itself adds (the tree, the join of each exec's
+	# records) must stay within 25% of the lone run's loader.
 	median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 	for try in 1 2; do
 		[ "$try" -gt 1 ] && sleep 20
@@ -134,19 +145,26 @@ if [ "$recorded" -gt 0 ]; then
 		round=0
 		while [ $round -lt 15 ]; do
 			"$LDPROF" run -f -n 1 --no-overhead --format json -o "$TMP/jh" ./harness.sh ./sh.dynamic 20 2>"$TMP/e" &&
+				"$LDPROF" run -f -n 5 --no-overhead --format json -o "$TMP/jf" ./sh.dynamic ./foo 2>"$TMP/e" &&
 				"$LDPROF" run -n 9 --format json -o "$TMP/alone" ./sh.dynamic ./foo 2>"$TMP/e" || break
-			harness "$TMP/jh"
-			echo "$loader_in $exec_in $(json_eval "$TMP/alone" "'%s %s' % (sum(p['median_us'] for p in d['phases'] if p['name'] in ('exec', 'load', 'relocate')), [p['median_us'] for p in d['phases'] if p['name'] == 'exec'][0])")" >>"$TMP/rounds"
+			echo "$(harness "$TMP/jh") $(json_eval "$TMP/alone" "'%s %s' % (sum(p['median_us'] for p in d['phases'] if p['name'] in ('exec', 'load', 'relocate')), [p['median_us'] for p in d['phases'] if p['name'] == 'exec'][0])") $(harness "$TMP/jf")" >>"$TMP/rounds"
 			round=$((round + 1))
 		done
 		loader_in=$(cut -d' ' -f1 "$TMP/rounds" | median)
 		exec_in=$(cut -d' ' -f2 "$TMP/rounds" | median)
 		loader_alone=$(cut -d' ' -f3 "$TMP/rounds" | median)
 		exec_alone=$(cut -d' ' -f4 "$TMP/rounds" | median)
-		diag "try $try, $(wc -l <"$TMP/rounds") rounds: loader $loader_in us inside the harness, $loader_alone alone; exec phase $exec_in and $exec_alone"
-		near "$loader_in" "$loader_alone" 0.25 && near "$exec_alone" "$exec_in" 0.25 && break
+		loader_f=$(cut -d' ' -f5 "$TMP/rounds" | median)
+		exec_f=$(cut -d' ' -f6 "$TMP/rounds" | median)
+		# -f's own cost: its load and relocate against a lone run's (a
+		# lone -f run's exec phase is the top process's, cloned from
+		# ldprof, which the harness's children are not).
+		loader_net=$(awk -v i="$loader_in" -v a="$loader_alone" -v ea="$exec_alone" -v f="$loader_f" -v ef="$exec_f" \
+			'BEGIN { print i - ((f - ef) - (a - ea)) }')
+		diag "try $try, $(wc -l <"$TMP/rounds") rounds: loader $loader_in us inside the harness, $loader_alone alone; load and relocate $(awk -v f="$loader_f" -v e="$exec_f" 'BEGIN { print f - e }') in a lone -f run, so $loader_net less -f's own cost; exec phase $exec_in and $exec_alone"
+		near "$loader_net" "$loader_alone" 0.25 && near "$exec_alone" "$exec_in" 0.25 && break
 	done
-	within "sh.dynamic's loader per exec inside the harness and alone" "$loader_in" "$loader_alone" 0.25
+	within "sh.dynamic's loader per exec inside the harness, less -f's own cost, and alone" "$loader_net" "$loader_alone" 0.25
 	within "sh.dynamic's exec phase inside the harness and alone" "$exec_alone" "$exec_in" 0.25
 else
 	skip "no per-exec records of sh.dynamic (the shim's records are not joined to the tree)"
