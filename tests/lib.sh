@@ -164,12 +164,14 @@ fresh_calibration() {
 	export LDPROF_CALIBRATION
 }
 
-# slow_cc_kill COMMAND...: run ldprof COMMAND in the background with $CC a
-# wrapper that writes where cc first starts (the build's directory) to
-# $TMP/cc-started and then takes a second, send ldprof alone a SIGINT once
-# it has, and return its exit status: a signal that reaches ldprof while
-# cc builds (system() used to ignore it there).
+# slow_cc_kill [-SIG] COMMAND...: run ldprof COMMAND in the background with
+# $CC a wrapper that writes where cc first starts (the build's directory)
+# to $TMP/cc-started and then takes a second, send ldprof alone a SIGINT
+# (or SIG) once it has, and return its exit status: a signal that reaches
+# ldprof while cc builds (system() used to ignore it there).
 slow_cc_kill() {
+	slow_sig=INT
+	case $1 in -[A-Z]*) slow_sig=${1#-} && shift ;; esac
 	printf '#!/bin/sh\n[ -e "%s/cc-started" ] || pwd >"%s/cc-started"\nsleep 1\nexec cc "$@"\n' \
 		"$TMP" "$TMP" >"$TMP/slow-cc"
 	chmod +x "$TMP/slow-cc"
@@ -180,7 +182,7 @@ slow_cc_kill() {
 		test -e "$TMP/cc-started" && break
 		sleep 0.1
 	done
-	kill -INT $slow_pid
+	kill -$slow_sig $slow_pid
 	wait $slow_pid
 }
 

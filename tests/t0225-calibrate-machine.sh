@@ -100,4 +100,20 @@ check "and says it was interrupted ($(tail -1 "$TMP/sigcal.out"))" \
 check "writes no calibration" test ! -e "$TMP/sigcal"
 check "the build ran under \$TMPDIR ($(cat "$TMP/cc-started"))" grep -q "^$TMP/sigbuild/" "$TMP/cc-started"
 check "and leaves no build directory" sh -c "! ls -A '$TMP/sigbuild' | grep -q ."
+
+# A SIGTERM there ends ldprof by it, and its handler removes the build
+# directory (base/doomed-dir.h): it used to stay in $TMPDIR, hundreds of
+# files. The build ldprof's death orphans (the slow cc) then fails to
+# write into it and ends by itself.
+mkdir -p "$TMP/termbuild"
+TMPDIR=$TMP/termbuild slow_cc_kill -TERM calibrate --quick -n 5 -o "$TMP/termcal" >"$TMP/termcal.out" 2>&1
+expect_eq "SIGTERM while calibrate builds: it dies of it" 143 $?
+check "writes no calibration" test ! -e "$TMP/termcal"
+check "the build ran under \$TMPDIR ($(cat "$TMP/cc-started"))" grep -q "^$TMP/termbuild/" "$TMP/cc-started"
+check "its directory is gone at once" test ! -e "$(cat "$TMP/cc-started")"
+for _ in $(seq 50); do # cc's own temporary files go with it
+	ls -A "$TMP/termbuild" | grep -q . || break
+	sleep 0.2
+done
+check "and nothing is left once the orphaned build ended" sh -c "! ls -A '$TMP/termbuild' | grep -q ."
 done_testing

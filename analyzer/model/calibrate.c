@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/cacheprobe.h"
+#include "base/doomed-dir.h"
 #include "base/interrupt.h"
 #include "base/pagecache.h"
 #include "model/calibrate-fork.h"
@@ -712,6 +713,8 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 		tmpdir && *tmpdir ? xasprintf("%s/ldprof-calibrate.XXXXXX", tmpdir) : xstrdup(tmpl);
 	if (!mkdtemp(res->workdir))
 		return set_err(err, errno, "%s: %s", res->workdir, strerror(errno));
+	if (!res->keep)
+		doomed_dir_set(res->workdir); /* `kill ldprof` leaves no build behind */
 	res->n = plan(o->quick, ps);
 	res->nchecks = o->nchecks;
 	size_t all = res->n + res->nchecks;
@@ -763,6 +766,7 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 void calib_result_free(struct calib_result *res)
 {
 	if (res->workdir && !res->keep) {
+		doomed_dir_set(NULL);
 		char *qd = sh_quote(res->workdir);
 		char *cmd = xasprintf("rm -rf -- %s", qd);
 		free(qd);

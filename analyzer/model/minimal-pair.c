@@ -1,7 +1,6 @@
 #include "model/minimal-pair.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/doomed-dir.h"
 #include "base/exit.h"
 #include "base/interrupt.h"
 #include "base/pagecache.h"
@@ -142,26 +142,6 @@ int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned
 static const char *const pair_files[] = {"min.c", "min-dynamic", "min-static"};
 #define NPAIR_FILES ARRAY_SIZE(pair_files)
 
-/* The pair's paths, made before any signal can want them: a handler cannot allocate. */
-static char doomed[NPAIR_FILES][PATH_MAX], doomed_dir[PATH_MAX];
-
-static void remove_doomed(void)
-{
-	for (size_t i = 0; i < NPAIR_FILES; i++)
-		unlink(doomed[i]);
-	rmdir(doomed_dir);
-}
-
-static void doom(const char *dir)
-{
-	if (strlen(dir) + sizeof "/min-dynamic" > sizeof doomed_dir)
-		return; /* no room for its paths: a signal would leave this one behind */
-	strcpy(doomed_dir, dir);
-	for (size_t i = 0; i < NPAIR_FILES; i++)
-		snprintf(doomed[i], sizeof doomed[i], "%s/%s", dir, pair_files[i]);
-	interrupt_on_death(remove_doomed);
-}
-
 int minimal_pair_make(char **dir, struct errbuf *err)
 {
 	const char *tmpdir = getenv("TMPDIR");
@@ -173,7 +153,7 @@ int minimal_pair_make(char **dir, struct errbuf *err)
 		free(d);
 		return r;
 	}
-	doom(d);
+	doomed_dir_set(d); /* a signal that ends ldprof removes it (base/doomed-dir.h) */
 	/* Settled as calibrate's are: a fresh min-static ran 57 to 80 us faster. */
 	if ((r = minimal_pair_build(d, err)) || (r = page_cache_settle_dir(d, err))) {
 		minimal_pair_remove(d);
@@ -186,7 +166,7 @@ int minimal_pair_make(char **dir, struct errbuf *err)
 /* No shell: only the files the build writes, so nothing else can go with them. */
 void minimal_pair_remove(char *dir)
 {
-	interrupt_on_death(NULL);
+	doomed_dir_set(NULL);
 	for (size_t i = 0; i < NPAIR_FILES; i++) {
 		char *f = xasprintf("%s/%s", dir, pair_files[i]);
 		unlink(f);
