@@ -16,6 +16,10 @@ env -u LDPROF_CALIBRATION TMPDIR="$TMP/it's" XDG_CACHE_HOME="$TMP/xdg" \
 	"$LDPROF" calibrate --quick -n 5 --dry-run --keep --json --check "$checked" \
 	>"$TMP/cal.json" 2>"$TMP/cal.err"
 check "calibrate --json ran" test -s "$TMP/cal.json"
+# The share of its figures made of contended runs (too few calm ones in a
+# block): none when no run was contended.
+expect_eq "contended_blocks_pct: a share, nothing without contended runs ($(json_eval "$TMP/cal.json" "d['line_contended_pct'], d['contended_blocks_pct']"))" true \
+	"$(json_eval "$TMP/cal.json" "0 <= d['contended_blocks_pct'] <= 100 and (d['line_contended_pct'] > 0 or d['contended_blocks_pct'] == 0)")"
 check "--dry-run stores nothing" test ! -e "$TMP/xdg/ldprof/calibration-v2"
 kept=$(sed -n 's/^ldprof: calibrate: the build directory is kept in //p' "$TMP/cal.err")
 check "--keep names the build directory" test -n "$kept"

@@ -73,6 +73,8 @@ diag "$(json_eval "$TMP/busy.json" "d['shared_cache']")"
 LDPROF_CALIBRATION=$TMP/hot-calibration "$LDPROF" report "$TMP/busy.ldprof" >"$TMP/busy.txt"
 check "the text report says so" grep -q "the shared cache was contended in $busy of 10 runs" "$TMP/busy.txt"
 check "a calm calibration earns no note about itself" sh -c "! grep -q 'the calibration ran with the shared cache contended' '$TMP/busy.txt'"
+expect_eq "a calm calibration's residual is held to the calm runs, or all of them" true \
+	"$(json_eval "$TMP/busy.json" "d['reloc_model']['measured_runs'] == ('uncontended' if 0 < $busy <= 5 else 'all')")"
 
 # A calibration made while the cache was contended says so in every report.
 grep -v "^line_ns " "$TMP/hot-calibration" >"$TMP/contended-calibration"

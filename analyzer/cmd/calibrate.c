@@ -83,8 +83,9 @@ static void print_text(const struct calib_result *r, const char *stored)
 	if (m->line_ns > 0)
 		printf("the shared cache: a line read after an idle spell %.1f ns (median), %.1f "
 		       "when hot (the fastest); contended in %.0f%% of the runs, which the fit leaves out where it "
-		       "can\n",
-		       m->line_ns, m->line_hot_ns, m->line_contended_pct);
+		       "can (%.0f%% of its figures are of contended runs%s)\n",
+		       m->line_ns, m->line_hot_ns, m->line_contended_pct, m->contended_blocks_pct,
+		       m->contended_blocks_pct > 50 ? ": reports hold it to their contended runs" : "");
 	printf("the scheduler: %.0f%% of the runs preempted for another task\n", m->preempted_pct);
 	if (stored)
 		printf("stored in %s\n", stored);
@@ -168,6 +169,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, "line_ns", m->line_ns);
 	json_num(&j, "line_hot_ns", m->line_hot_ns);
 	json_num(&j, "line_contended_pct", m->line_contended_pct);
+	json_num(&j, "contended_blocks_pct", m->contended_blocks_pct);
 	json_num(&j, "preempted_pct", m->preempted_pct);
 	json_arr_open(&j, "warnings");
 	for (size_t i = 0; i < r->nwarnings; i++)

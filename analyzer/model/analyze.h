@@ -114,12 +114,13 @@ struct report {
 	bool reloc_by_model;
 	double reloc_model_us, reloc_residual_us;
 	/*
-	 * The phase the residual is taken against: the uncontended runs' median
-	 * when the shared cache was contended in some (cache below), else the
+	 * The phase the residual is taken against: the median of the runs in
+	 * the shared cache's state the calibration priced, when the cache was
+	 * contended in some runs and not in others (cache below), else the
 	 * phase's median.
 	 */
 	double reloc_measured_us;
-	bool reloc_measured_calm;
+	enum reloc_runs { RELOC_RUNS_ALL, RELOC_RUNS_CALM, RELOC_RUNS_CONTENDED } reloc_measured_runs;
 	struct cache_state cache; /* the shared cache during the runs (cache-state.h) */
 	struct sched_state sched; /* the scheduler's preemptions (sched-state.h) */
 	bool interrupted;

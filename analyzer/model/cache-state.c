@@ -73,3 +73,10 @@ double cache_state_calm_reloc(const struct cache_state *cs)
 		return cs->reloc_calm.median;
 	return NAN;
 }
+
+double cache_state_contended_reloc(const struct cache_state *cs)
+{
+	if (cs->contended < cs->probed && cs->reloc_contended.n >= CACHE_CALM_MIN)
+		return cs->reloc_contended.median;
+	return NAN;
+}

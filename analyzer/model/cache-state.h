@@ -44,6 +44,14 @@ double cache_state_calm_reloc(const struct cache_state *cs);
 #define CACHE_CALM_MIN 5
 
 /*
+ * The same for a calibration that priced the contended machine (most of
+ * its figures made of contended runs: model_coefs.contended_blocks_pct):
+ * the contended runs' median when at least CACHE_CALM_MIN of them ran and
+ * some were not, else NAN.
+ */
+double cache_state_contended_reloc(const struct cache_state *cs);
+
+/*
  * A calibration whose runs read the cache contended in more than this share:
  * a busy machine (calibrate warns; reports using it say so).
  */

@@ -445,7 +445,7 @@ static void sched_over_blocks(const struct block_runs *runs, size_t nb, struct m
  */
 #define CALIB_CALM_MIN 3
 
-static double block_reloc(const struct block_runs *b)
+static double block_reloc(const struct block_runs *b, size_t *fell_back)
 {
 	double *calm = xmalloc((b->n + 1) * sizeof *calm);
 	size_t k = 0;
@@ -457,6 +457,7 @@ static double block_reloc(const struct block_runs *b)
 	if (k < CALIB_CALM_MIN) {
 		memcpy(calm, b->reloc, b->n * sizeof *calm);
 		k = b->n;
+		++*fell_back;
 	}
 	summarize(calm, k, &s);
 	free(calm);
@@ -476,6 +477,7 @@ static int measure_runs(const struct calib_opts *o, size_t nfit, const struct pr
 	double *load = xcalloc(n * CALIB_PASSES, sizeof *load);
 	double *exit_us = xcalloc(n * CALIB_PASSES, sizeof *exit_us);
 	double x[CALIB_PASSES];
+	size_t fell_back = 0, checks_fell_back = 0;
 	int r = 0;
 
 	for (size_t p = 0; !r && p < CALIB_PASSES && !interrupt_requested(); p++)
@@ -493,13 +495,16 @@ static int measure_runs(const struct calib_opts *o, size_t nfit, const struct pr
 	}
 	for (size_t i = 0; !r && i < n; i++) {
 		for (size_t p = 0; p < CALIB_PASSES; p++)
-			x[p] = block_reloc(&runs[i * CALIB_PASSES + p]);
+			x[p] = block_reloc(&runs[i * CALIB_PASSES + p],
+					   i < nfit ? &fell_back : &checks_fell_back);
 		const double *y = &load[i * CALIB_PASSES];
 		res->measured_us[i] = median3(x[0], x[1], x[2]);
 		res->load_us[i] = median3(y[0], y[1], y[2]);
 		const double *z = &exit_us[i * CALIB_PASSES];
 		res->exit_us[i] = fmin(z[0], fmin(z[1], z[2])); /* the blocks' lowest */
 	}
+	if (!r && nfit)
+		res->coefs.contended_blocks_pct = 100.0 * (double)fell_back / (double)(nfit * CALIB_PASSES);
 	for (size_t i = 0; i < n * CALIB_PASSES; i++) {
 		free(runs[i].reloc);
 		free(runs[i].contended);

@@ -152,6 +152,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	if (m->line_ns > 0)
 		fprintf(f, "line_ns %.9g %.9g %.9g\n", m->line_ns, m->line_hot_ns,
 			m->line_contended_pct);
+	if (m->contended_blocks_pct > 0)
+		fprintf(f, "contended_blocks_pct %.9g\n", m->contended_blocks_pct);
 	if (m->preempted_pct > 0)
 		fprintf(f, "preempted_pct %.9g\n", m->preempted_pct);
 	if (m->fork_fixed_us > 0 || m->fork_per_object_us > 0)
@@ -258,6 +260,7 @@ static const struct number_key number_keys[] = {
 	{"line_ns", 3, true, false, {AT(line_ns), AT(line_hot_ns), AT(line_contended_pct)}},
 	{"verdict_error", 2, true, false, {AT(verdict_err_pct), AT(verdict_err_us)}},
 	{"preempted_pct", 1, true, false, {AT(preempted_pct)}},
+	{"contended_blocks_pct", 1, true, false, {AT(contended_blocks_pct)}},
 	{"fork_us", 2, true, false, {AT(fork_fixed_us), AT(fork_per_object_us)}},
 	{"fork_lazy_us", 2, true, false, {AT(fork_lazy_fixed_us), AT(fork_lazy_per_object_us)}},
 	{"nss_us", 1, true, false, {AT(nss_us)}},
@@ -313,6 +316,8 @@ static int parse_line(char *line, struct model_coefs *m, uint32_t *seen)
 				return -1;
 			if (!strcmp(key, "intercept_us"))
 				*seen |= SEEN_INTERCEPT;
+			if (!strcmp(key, "contended_blocks_pct") && m->contended_blocks_pct > 100)
+				return -1;
 			return !strcmp(key, "line_ns") && m->line_contended_pct > 100 ? -1 : 0;
 		}
 	if (!strcmp(key, "created"))

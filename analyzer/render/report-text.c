@@ -182,6 +182,16 @@ static const char *role_tag(const struct trace_object *o)
 	return "";
 }
 
+/* Which runs the measured relocate phase is of (report.c: hold_reloc). */
+static const char *reloc_runs_said(enum reloc_runs r)
+{
+	if (r == RELOC_RUNS_CALM)
+		return " in the runs the shared cache was not contended";
+	if (r == RELOC_RUNS_CONTENDED)
+		return " in the runs the shared cache was contended, as in the calibration";
+	return "";
+}
+
 /* How reloc was split, and how well the model predicts the whole phase. */
 static void model_line(const struct text_out *o, const struct report *rep)
 {
@@ -201,7 +211,7 @@ static void model_line(const struct text_out *o, const struct report *rep)
 		"  %s(reloc splits the relocate phase by the cost model, %s: it predicts %s, "
 		"measured %s%s, residual %+.1f %s (%+.0f%%))%s\n",
 		DIM(o), m->calibrated ? "calibrated" : "uncalibrated, built-in defaults", pred,
-		meas, rep->reloc_measured_calm ? " in the runs the shared cache was not contended" : "",
+		meas, reloc_runs_said(rep->reloc_measured_runs),
 		rep->reloc_residual_us, us_unit(o),
 		100 * rep->reloc_residual_us / rep->reloc_measured_us, RESET(o));
 }

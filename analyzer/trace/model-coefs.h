@@ -74,6 +74,15 @@ struct model_coefs {
 	 */
 	double line_ns, line_hot_ns, line_contended_pct;
 	/*
+	 * The share of the fit's figures (a program's relocate phase in one
+	 * block) made of all its runs, contended ones included, because fewer
+	 * than three of them were not (model/calibrate.c: block_reloc), %;
+	 * above half, the model prices the contended machine, and a report
+	 * holds it to its contended runs (model/cache-state.h). 0 in an older
+	 * calibration.
+	 */
+	double contended_blocks_pct;
+	/*
 	 * The share of the calibration's runs the scheduler preempted for
 	 * another task (model/sched-state.h), %; 0 in an older calibration.
 	 */

@@ -90,6 +90,7 @@ enum model_tag {
 	MODEL_TAG_FORK_LAZY_US = 23,   /* two f64 fields: such a child's more (libc, per library) */
 	MODEL_TAG_IMAGE_NSS = 24, /* the image's processes that looked something up through NSS */
 	MODEL_TAG_NSS_US = 25,	  /* f64: the first such lookup's price, dynamic beyond static */
+	MODEL_TAG_CONTENDED_BLOCKS_PCT = 26, /* f64: the fit's figures made of contended runs, % */
 };
 
 enum run_tag {
@@ -211,6 +212,8 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 		tlv_f64(b, MODEL_TAG_LINE_HOT_NS, m->line_hot_ns);
 		tlv_f64(b, MODEL_TAG_LINE_CONTENDED_PCT, m->line_contended_pct);
 	}
+	if (m->contended_blocks_pct > 0)
+		tlv_f64(b, MODEL_TAG_CONTENDED_BLOCKS_PCT, m->contended_blocks_pct);
 	if (m->cold_cache)
 		tlv_uint(b, MODEL_TAG_COLD_CACHE, 1);
 	if (t->fixed_runs) {
@@ -647,6 +650,11 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 		m->line_contended_pct = val_f64(v);
 		if (!(m->line_contended_pct >= 0 && m->line_contended_pct <= 100))
 			m->line_contended_pct = 0;
+		break;
+	case MODEL_TAG_CONTENDED_BLOCKS_PCT:
+		m->contended_blocks_pct = val_f64(v);
+		if (!(m->contended_blocks_pct >= 0 && m->contended_blocks_pct <= 100))
+			m->contended_blocks_pct = 0;
 		break;
 	case MODEL_TAG_FIXED_RUNS:
 		t->fixed_runs = (size_t)val_uint(v);

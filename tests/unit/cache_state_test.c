@@ -77,6 +77,8 @@ static void test_states(void)
 	CHECK(cs.reloc_calm.n == 5 && cs.reloc_calm.median == 2480);
 	CHECK(cs.reloc_contended.n == 3 && cs.reloc_contended.median == 3300);
 	CHECK(cache_state_calm_reloc(&cs) == 2480);
+	/* 3 contended runs: too few to hold a contended calibration to them. */
+	CHECK(isnan(cache_state_contended_reloc(&cs)));
 	/* An invalid run counts in the state, not in the phases. */
 	bd[0].valid = false;
 	cache_state_build(&t, bd, 8, 0, &cs);
@@ -85,11 +87,21 @@ static void test_states(void)
 	CHECK(isnan(cache_state_calm_reloc(&cs)));
 	free(t.run);
 
+	/* Mostly contended: a calibration made so is held to the contended runs. */
+	double most[8] = {100, 13, 100, 101, 14, 110, 102, 95};
+	fake(&t, bd, 8, most, reloc);
+	cache_state_build(&t, bd, 8, 0, &cs);
+	CHECK(cs.contended == 6 && cs.reloc_contended.n == 6);
+	CHECK(cache_state_contended_reloc(&cs) == (2480 + 3200) / 2.0);
+	CHECK(isnan(cache_state_calm_reloc(&cs))); /* 2 calm runs */
+	free(t.run);
+
 	/* All contended, or none: no split. */
 	double busy[8] = {100, 101, 102, 103, 104, 105, 106, 107};
 	fake(&t, bd, 8, busy, reloc);
 	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.contended == 8 && cs.reloc_calm.n == 0 && isnan(cache_state_calm_reloc(&cs)));
+	CHECK(isnan(cache_state_contended_reloc(&cs)));
 	/*
 	 * A tenant slowing every hot pass of the session too (here 40 ns): the
 	 * calibration's fastest hot reading stands for the machine's own.

@@ -60,6 +60,53 @@ static void test_breakdowns(void)
 	trace_free(&t);
 }
 
+/*
+ * The runs the relocation residual is held to: the calm ones under a
+ * calibration priced calm, the contended ones under one priced contended
+ * (model_coefs.contended_blocks_pct above half), all when too few.
+ */
+static void test_reloc_held(void)
+{
+	struct trace t;
+	struct report rep;
+
+	fake_trace(&t, &(struct fake_opts){.runs = 12});
+	for (size_t i = 0, k = 0; i < t.nrun; i++) {
+		if (!t.run[i].profiled)
+			continue;
+		t.run[i].line_hot_ns = 12;
+		t.run[i].line_ns = k++ % 2 ? 100 : 13; /* 6 contended, 6 calm */
+	}
+	report_build(&t, &rep);
+	CHECK(rep.cache.contended == 6 && rep.cache.reloc_calm.n == 6);
+	CHECK(rep.reloc_measured_runs == RELOC_RUNS_CALM);
+	CHECK(rep.reloc_measured_us == rep.cache.reloc_calm.median);
+	report_free(&rep);
+
+	t.model.contended_blocks_pct = 100;
+	report_build(&t, &rep);
+	CHECK(rep.reloc_measured_runs == RELOC_RUNS_CONTENDED);
+	CHECK(rep.reloc_measured_us == rep.cache.reloc_contended.median);
+	report_free(&rep);
+
+	t.model.contended_blocks_pct = 50; /* half: still priced calm */
+	report_build(&t, &rep);
+	CHECK(rep.reloc_measured_runs == RELOC_RUNS_CALM);
+	report_free(&rep);
+
+	/* Too few contended runs for a contended calibration: the whole phase. */
+	t.model.contended_blocks_pct = 100;
+	for (size_t i = 0, k = 0; i < t.nrun; i++)
+		if (t.run[i].profiled && t.run[i].line_ns == 100 && k++ >= 4)
+			t.run[i].line_ns = 13;
+	report_build(&t, &rep);
+	CHECK(rep.cache.contended == 4);
+	CHECK(rep.reloc_measured_runs == RELOC_RUNS_ALL);
+	CHECK(rep.reloc_measured_us == rep.phase[PH_RELOCATE].median);
+	report_free(&rep);
+	trace_free(&t);
+}
+
 /* The one signal-name formatting, and describe_status on top of it. */
 static void test_signal_names(void)
 {
@@ -81,6 +128,7 @@ static void test_signal_names(void)
 
 int main(void)
 {
+	test_reloc_held();
 	test_breakdowns();
 	test_signal_names();
 	return unit_done("report_test");

@@ -52,7 +52,7 @@ static void test_roundtrip(void)
 		t.run[i].line_ns = i % 3 ? 12.5 : 104.25, t.run[i].line_hot_ns = 11.75;
 	for (size_t i = 0; i < t.nrun; i++) /* preempted twice every fourth run; run 5 unknown */
 		t.run[i].usage.nivcsw = i == 5 ? -1 : i % 4 ? 0 : 2;
-	t.model.line_hot_ns = 10.5, t.model.line_contended_pct = 62.5;
+	t.model.line_hot_ns = 10.5, t.model.line_contended_pct = 62.5, t.model.contended_blocks_pct = 77.5;
 	t.forks_counted = true, t.image_forks = 10, t.image_vforks = 3; /* dar -V has no vforks */
 	t.model.fork_fixed_us = 71.5, t.model.fork_per_object_us = 3.625, t.fork_price_now = true;
 	t.model.fork_lazy_fixed_us = 151.5, t.model.fork_lazy_per_object_us = 14.25;
@@ -77,6 +77,7 @@ static void test_roundtrip(void)
 	CHECK(u.run[9].line_ns == 104.25 && u.run[10].line_ns == 12.5);
 	CHECK(u.run[9].line_hot_ns == 11.75 && u.run[10].line_hot_ns == 11.75);
 	CHECK(u.model.line_hot_ns == 10.5 && u.model.line_contended_pct == 62.5);
+	CHECK(u.model.contended_blocks_pct == 77.5);
 	CHECK(u.run[8].usage.nivcsw == 2 && u.run[9].usage.nivcsw == 0 && u.run[5].usage.nivcsw == -1);
 	CHECK(u.forks_counted && u.image_forks == 10 && u.image_vforks == 3);
 	CHECK(u.model.fork_fixed_us == 71.5 && u.model.fork_per_object_us == 3.625 && u.fork_price_now);
