@@ -113,8 +113,9 @@ def run_ldprof(ldprof, runs, argv):
 
 def measure(ldprof, runs, argv):
     """The report's reloc_model, with "calm": whether its measured_us is of
-    runs the shared cache was not contended in (all of them, or the
-    uncontended ones the report kept), and "contended", "probed"."""
+    runs in the shared cache's state the calibration priced (uncontended,
+    or contended when more than half its figures were: all of the runs, or
+    the ones the report kept), and "contended", "probed"."""
     d = run_ldprof(ldprof, runs, argv)
     m, c = d.get("reloc_model"), d.get("shared_cache") or {}
     if not m:
@@ -124,7 +125,9 @@ def measure(ldprof, runs, argv):
         for k, v in (lib.get("reloc_model_counts") or {}).items():
             m["counts"][k] = m["counts"].get(k, 0) + v
     m["contended"], m["probed"] = c.get("contended_runs", 0), c.get("probed_runs", 0)
-    m["calm"] = m.get("measured_runs") == "uncontended" or not m["contended"]
+    priced_contended = (m.get("contended_blocks_pct") or 0) > 50
+    m["calm"] = m.get("measured_runs") in ("uncontended", "contended") or \
+        (m["contended"] == m["probed"] if priced_contended else not m["contended"])
     return m
 
 
@@ -355,12 +358,12 @@ def residual_table(a, progs):
         if key not in model:
             print("%-4s %-28s not installed" % (kind, key[:28]))
             continue
-        # The blocks whose figure is of uncontended runs; all of them when there are none.
+        # The blocks whose figure is of runs in the calibration's state; all when none is.
         m, calm = model[key], [b for b in blocks[key] if b["calm"]]
         v = sorted(b["measured_us"] for b in (calm or blocks[key]))
         busy = "%d/%d%s" % (sum(b["contended"] for b in blocks[key]),
                             sum(b["probed"] for b in blocks[key]),
-                            "" if calm else ", no calm block")
+                            "" if calm else ", none in the calibration's state")
         calibrated = m["calibrated"] if calibrated is None else calibrated and m["calibrated"]
         measured = statistics.median(v)
         pct = 100.0 * (measured - m["predicted_us"]) / m["predicted_us"] if m["predicted_us"] \

@@ -348,6 +348,7 @@ static void reloc_model(struct json *j, const struct report *rep)
 	json_str(j, "created", m->created[0] ? m->created : NULL);
 	json_num(j, "predicted_us", rep->reloc_model_us);
 	json_num(j, "measured_us", rep->reloc_measured_us);
+	json_num(j, "contended_blocks_pct", m->contended_blocks_pct);
 	json_str(j, "measured_runs",
 		 rep->reloc_measured_runs == RELOC_RUNS_CALM	     ? "uncontended"
 		 : rep->reloc_measured_runs == RELOC_RUNS_CONTENDED ? "contended"
