@@ -112,7 +112,7 @@ check "writes no calibration" test ! -e "$TMP/termcal"
 check "the build ran under \$TMPDIR ($(cat "$TMP/cc-started"))" grep -q "^$TMP/termbuild/" "$TMP/cc-started"
 check "its directory is gone at once" test ! -e "$(cat "$TMP/cc-started")"
 for _ in $(seq 50); do # cc's own temporary files go with it
-	ls -A "$TMP/termbuild" | grep -q . || break
+	[ -z "$(ls -A "$TMP/termbuild")" ] && break
 	sleep 0.2
 done
 check "and nothing is left once the orphaned build ended" sh -c "! ls -A '$TMP/termbuild' | grep -q ."

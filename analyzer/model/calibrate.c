@@ -445,7 +445,7 @@ static void sched_over_blocks(const struct block_runs *runs, size_t nb, struct m
  */
 #define CALIB_CALM_MIN 3
 
-static double block_reloc(const struct block_runs *b, size_t *fell_back)
+static double block_reloc(const struct block_runs *b, bool *fell_back)
 {
 	double *calm = xmalloc((b->n + 1) * sizeof *calm);
 	size_t k = 0;
@@ -454,10 +454,10 @@ static double block_reloc(const struct block_runs *b, size_t *fell_back)
 	for (size_t j = 0; j < b->n; j++)
 		if (!b->contended[j])
 			calm[k++] = b->reloc[j];
-	if (k < CALIB_CALM_MIN) {
+	*fell_back = k < CALIB_CALM_MIN;
+	if (*fell_back) {
 		memcpy(calm, b->reloc, b->n * sizeof *calm);
 		k = b->n;
-		++*fell_back;
 	}
 	summarize(calm, k, &s);
 	free(calm);
@@ -477,7 +477,8 @@ static int measure_runs(const struct calib_opts *o, size_t nfit, const struct pr
 	double *load = xcalloc(n * CALIB_PASSES, sizeof *load);
 	double *exit_us = xcalloc(n * CALIB_PASSES, sizeof *exit_us);
 	double x[CALIB_PASSES];
-	size_t fell_back = 0, checks_fell_back = 0;
+	size_t fell_back = 0; /* the fitted programs' blocks priced on all their runs */
+	bool all_runs;
 	int r = 0;
 
 	for (size_t p = 0; !r && p < CALIB_PASSES && !interrupt_requested(); p++)
@@ -494,9 +495,10 @@ static int measure_runs(const struct calib_opts *o, size_t nfit, const struct pr
 					  res->coefs.line_hot_ns, &scratch);
 	}
 	for (size_t i = 0; !r && i < n; i++) {
-		for (size_t p = 0; p < CALIB_PASSES; p++)
-			x[p] = block_reloc(&runs[i * CALIB_PASSES + p],
-					   i < nfit ? &fell_back : &checks_fell_back);
+		for (size_t p = 0; p < CALIB_PASSES; p++) {
+			x[p] = block_reloc(&runs[i * CALIB_PASSES + p], &all_runs);
+			fell_back += i < nfit && all_runs;
+		}
 		const double *y = &load[i * CALIB_PASSES];
 		res->measured_us[i] = median3(x[0], x[1], x[2]);
 		res->load_us[i] = median3(y[0], y[1], y[2]);

@@ -66,6 +66,7 @@ void model_defaults(struct model_coefs *m)
 {
 	memset(m, 0, sizeof *m);
 	m->valid = true;
+	m->contended_blocks_pct = NAN; /* no calibration measured it */
 	/* That calibration's per-process 37.7 us, which a program without libc
 	   measures at none (its relocate phase is 2.5 us): libc's (MF_LIBC). */
 	m->intercept_us = 0;
@@ -152,7 +153,7 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	if (m->line_ns > 0)
 		fprintf(f, "line_ns %.9g %.9g %.9g\n", m->line_ns, m->line_hot_ns,
 			m->line_contended_pct);
-	if (m->contended_blocks_pct > 0)
+	if (!isnan(m->contended_blocks_pct))
 		fprintf(f, "contended_blocks_pct %.9g\n", m->contended_blocks_pct);
 	if (m->preempted_pct > 0)
 		fprintf(f, "preempted_pct %.9g\n", m->preempted_pct);
@@ -352,6 +353,7 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 		goto out;
 	}
 	m->exit_per_object_us = -1; /* a calibration from before it was measured: the default */
+	m->contended_blocks_pct = NAN;
 	m->fde_sort_us = -1;
 	m->fork_fixed_us = -1;
 	m->fork_lazy_fixed_us = -1;

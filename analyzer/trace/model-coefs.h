@@ -78,8 +78,8 @@ struct model_coefs {
 	 * block) made of all its runs, contended ones included, because fewer
 	 * than three of them were not (model/calibrate.c: block_reloc), %;
 	 * above half, the model prices the contended machine, and a report
-	 * holds it to its contended runs (model/cache-state.h). 0 in an older
-	 * calibration.
+	 * holds it to its contended runs (model/cache-state.h). NAN: not
+	 * recorded (an older calibration or trace, or the built-in defaults).
 	 */
 	double contended_blocks_pct;
 	/*

@@ -212,7 +212,7 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 		tlv_f64(b, MODEL_TAG_LINE_HOT_NS, m->line_hot_ns);
 		tlv_f64(b, MODEL_TAG_LINE_CONTENDED_PCT, m->line_contended_pct);
 	}
-	if (m->contended_blocks_pct > 0)
+	if (!isnan(m->contended_blocks_pct))
 		tlv_f64(b, MODEL_TAG_CONTENDED_BLOCKS_PCT, m->contended_blocks_pct);
 	if (m->cold_cache)
 		tlv_uint(b, MODEL_TAG_COLD_CACHE, 1);
@@ -654,7 +654,7 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_CONTENDED_BLOCKS_PCT:
 		m->contended_blocks_pct = val_f64(v);
 		if (!(m->contended_blocks_pct >= 0 && m->contended_blocks_pct <= 100))
-			m->contended_blocks_pct = 0;
+			m->contended_blocks_pct = NAN;
 		break;
 	case MODEL_TAG_FIXED_RUNS:
 		t->fixed_runs = (size_t)val_uint(v);
@@ -704,6 +704,7 @@ static int decode_model(struct cursor *c, struct trace *t, struct tf_decode_stat
 	unsigned tag;
 	struct model_repeats rep = {0};
 
+	t->model.contended_blocks_pct = NAN; /* absent: an older trace's calibration */
 	while (tlv_next(c, &tag, &v))
 		if (!decode_model_field(tag, &v, t, st, &rep))
 			return set_err(err, EPROTO, "damaged MODEL field %u", tag);

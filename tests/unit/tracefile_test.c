@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -90,6 +91,14 @@ static void test_roundtrip(void)
 	free(a);
 	free(c);
 	trace_free(&u);
+	/* A calibration that did not record the share: still unknown when read back. */
+	struct bbuf b2 = {0};
+	t.model.contended_blocks_pct = NAN;
+	tracefile_encode(&t, &b2);
+	CHECK(tracefile_decode(b2.p, b2.len, &u, &info, &err) == 0);
+	CHECK(isnan(u.model.contended_blocks_pct));
+	trace_free(&u);
+	bb_free(&b2);
 	trace_free(&t);
 	bb_free(&b);
 }
