@@ -23,9 +23,13 @@ for mode in default preload; do
 	v=$(lib "$TMP/j" libdtor.so init_us)
 	check "$mode: libdtor.so init_us is small ($v)" awk -v v="$v" 'BEGIN { exit !(v < 50) }'
 	# The init phase holds all three constructors; exit holds the destructor.
+	# Each phase's own remainder (the launcher's reap, teardown) reached
+	# 510 us in a CI run on a slow day, so the upper bounds only say that no
+	# other library's wait moved in: a constructor moved to exit drops init
+	# below 2.5 ms, the destructor moved to init lifts it past 3.5 ms.
 	init=$(json_eval "$TMP/j" "[p['median_us'] for p in d['phases'] if p['name'] == 'init'][0]")
-	check "$mode: init phase >= 2.5 ms ($init)" awk -v v="$init" 'BEGIN { exit !(v >= 2500 && v < 3000) }'
+	check "$mode: init phase holds the constructors ($init)" awk -v v="$init" 'BEGIN { exit !(v >= 2500 && v < 3500) }'
 	v=$(json_eval "$TMP/j" "[p['median_us'] for p in d['phases'] if p['name'] == 'exit'][0]")
-	check "$mode: exit phase >= 1 ms ($v)" awk -v v="$v" 'BEGIN { exit !(v >= 1000 && v < 1500) }'
+	check "$mode: exit phase holds the destructor alone ($v)" awk -v v="$v" 'BEGIN { exit !(v >= 1000 && v < 2000) }'
 done
 done_testing
