@@ -96,17 +96,23 @@ within() {
 	fi
 }
 
-# spins DESCRIPTION VALUE_US EXPECTED_US: a fixture's timed spin, measured.
+# spins DESCRIPTION VALUE_US EXPECTED_US [LOW_US]: a fixture's timed spin,
+# measured: VALUE_US its median, LOW_US the low end of the median's 95% CI.
 # It lasts EXPECTED_US by the clock; what ldprof times around it adds its
 # code's first page faults and the crt code's (12 to 19 us each on the
 # machines of 2026-12-05, 2.8 before, when these checks held 5%): from 5%
-# below to 5% plus 150 us above. Twice the spin is still far outside.
+# below (the median) to 5% plus 150 us above (the low end, when given).
+# Twice the spin, or another wait charged to it, is in every run and moves
+# the low end as much as the median; a preemption that outlasts the spin's
+# end is in some runs only: with a two-core busy loop the median's CI
+# reached 2322 us for a 2 ms spin and 4037-4495 us for a 1 ms one (t0100),
+# medians 2105 and 1053, while the low ends stayed within 50 us.
 spins() {
-	if awk -v v="$2" -v e="$3" 'BEGIN { exit !(v != "" && v >= 0.95 * e && v <= 1.05 * e + 150) }'; then
-		ok "$1 ($2, expected $3 us, -5% to +5% and 150 us)"
+	if awk -v v="$2" -v e="$3" -v l="${4-$2}" 'BEGIN { exit !(v != "" && l != "" && v >= 0.95 * e && l <= 1.05 * e + 150) }'; then
+		ok "$1 ($2${4+, CI from $4}, expected $3 us, -5% to +5% and 150 us)"
 	else
 		not_ok "$1"
-		diag "value $2, expected $3 us: from 5% below to 5% and 150 us above"
+		diag "value $2${4+ (CI from $4)}, expected $3 us: the median from 5% below, ${4+the low end of the CI }to 5% and 150 us above"
 	fi
 }
 

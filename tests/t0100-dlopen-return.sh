@@ -8,7 +8,8 @@
 expect_eq "the plugin is marked dlopened" true \
 	"$(json_eval "$TMP/j" "[l['dlopened'] for l in d['libraries'] if l['path'].endswith('/libplugin.so')][0]")"
 spins "its constructor is 1 ms" \
-	"$(json_eval "$TMP/j" "[l['init_us'] for l in d['libraries'] if l['path'].endswith('/libplugin.so')][0]")" 1000
+	"$(json_eval "$TMP/j" "[l['init_us'] for l in d['libraries'] if l['path'].endswith('/libplugin.so')][0]")" 1000 \
+	"$(json_eval "$TMP/j" "[l['init_us_ci95'][0] for l in d['libraries'] if l['path'].endswith('/libplugin.so')][0]")"
 m=$(json_eval "$TMP/j" "[p['median_us'] for p in d['phases'] if p['name'] == 'main'][0]")
 check "it runs inside main ($m us)" awk -v v="$m" 'BEGIN { exit !(v >= 1000) }'
 

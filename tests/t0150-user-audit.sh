@@ -17,7 +17,8 @@ check "runs under a la_version-only module" test $? -eq 0
 expect_eq "every run valid" 15 "$(json_get "$TMP/j" '["valid_runs"]')"
 expect_eq "the libraries are reported" true "$(json_eval "$TMP/j" "$has_libctor")"
 v=$(json_eval "$TMP/j" "[l['init_us'] for l in d['libraries'] if l['path'].endswith('/libctor.so')][0]")
-spins "libctor.so's 2 ms constructor" "$v" 2000
+lo=$(json_eval "$TMP/j" "[l['init_us_ci95'][0] for l in d['libraries'] if l['path'].endswith('/libctor.so')][0]")
+spins "libctor.so's 2 ms constructor" "$v" 2000 "$lo"
 
 LD_AUDIT=$FIXTURES/run-user-audit/audit-log.so "$LDPROF" -n 5 --no-overhead --show-output \
 	--json "$prog" >"$TMP/j" 2>"$TMP/e"

@@ -116,9 +116,15 @@ if [ "$recorded" -gt 0 ]; then
 	# The lone run's also holds the execve's start (the file opened, the
 	# arguments copied), which inside the harness comes before perf's
 	# exec point: 10-20% longer here on 2026-12-02, measured in turn. So
-	# 25%, which that teardown on top would still miss.
-	harness() { # harness FILE: loader and exec phase of sh.dynamic from a -f run's JSON
-		json_eval "$1" "' '.join('%s' % v for v in [(sum(b['phases_per_exec_us'][p]['median'] for p in ('exec', 'load', 'relocate')), b['phases_per_exec_us']['exec']['median']) for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0])"
+	# 25%, which that teardown on top would still miss. The two sides are
+	# held by the low ends of their medians' 95% CIs: that offset leaves
+	# the medians 5-15 points of room, and with a two-core busy loop the
+	# lone run's median came out 1.27-1.28x the harness's in two sets of
+	# rounds (the low ends 1.16x): preemption lengthens some execs, while
+	# a teardown in the lone run is in every run and moves the low end
+	# as much as the median.
+	harness() { # harness FILE: loader, exec phase and its CI's low end of sh.dynamic from a -f run's JSON
+		json_eval "$1" "' '.join('%s' % v for v in [(sum(b['phases_per_exec_us'][p]['median'] for p in ('exec', 'load', 'relocate')), b['phases_per_exec_us']['exec']['median'], b['phases_per_exec_us']['exec']['ci95'][0]) for b in d['binaries'] if b['path'].endswith('/samples/sh.dynamic')][0])"
 	}
 	# The machine's speed flips between two states every second or so
 	# (the loader here 480-540 us or about 700, alone and inside alike),
@@ -147,25 +153,27 @@ if [ "$recorded" -gt 0 ]; then
 			"$LDPROF" run -f -n 1 --no-overhead --format json -o "$TMP/jh" ./harness.sh ./sh.dynamic 20 2>"$TMP/e" &&
 				"$LDPROF" run -f -n 5 --no-overhead --format json -o "$TMP/jf" ./sh.dynamic ./foo 2>"$TMP/e" &&
 				"$LDPROF" run -n 9 --format json -o "$TMP/alone" ./sh.dynamic ./foo 2>"$TMP/e" || break
-			echo "$(harness "$TMP/jh") $(json_eval "$TMP/alone" "'%s %s' % (sum(p['median_us'] for p in d['phases'] if p['name'] in ('exec', 'load', 'relocate')), [p['median_us'] for p in d['phases'] if p['name'] == 'exec'][0])") $(harness "$TMP/jf")" >>"$TMP/rounds"
+			echo "$(harness "$TMP/jh") $(json_eval "$TMP/alone" "'%s %s %s' % (sum(p['median_us'] for p in d['phases'] if p['name'] in ('exec', 'load', 'relocate')), *[(p['median_us'], p['median_us_ci95'][0]) for p in d['phases'] if p['name'] == 'exec'][0])") $(harness "$TMP/jf")" >>"$TMP/rounds"
 			round=$((round + 1))
 		done
 		loader_in=$(cut -d' ' -f1 "$TMP/rounds" | median)
 		exec_in=$(cut -d' ' -f2 "$TMP/rounds" | median)
-		loader_alone=$(cut -d' ' -f3 "$TMP/rounds" | median)
-		exec_alone=$(cut -d' ' -f4 "$TMP/rounds" | median)
-		loader_f=$(cut -d' ' -f5 "$TMP/rounds" | median)
-		exec_f=$(cut -d' ' -f6 "$TMP/rounds" | median)
+		exec_in_lo=$(cut -d' ' -f3 "$TMP/rounds" | median)
+		loader_alone=$(cut -d' ' -f4 "$TMP/rounds" | median)
+		exec_alone=$(cut -d' ' -f5 "$TMP/rounds" | median)
+		exec_alone_lo=$(cut -d' ' -f6 "$TMP/rounds" | median)
+		loader_f=$(cut -d' ' -f7 "$TMP/rounds" | median)
+		exec_f=$(cut -d' ' -f8 "$TMP/rounds" | median)
 		# -f's own cost: its load and relocate against a lone run's (a
 		# lone -f run's exec phase is the top process's, cloned from
 		# ldprof, which the harness's children are not).
 		loader_net=$(awk -v i="$loader_in" -v a="$loader_alone" -v ea="$exec_alone" -v f="$loader_f" -v ef="$exec_f" \
 			'BEGIN { print i - ((f - ef) - (a - ea)) }')
-		diag "try $try, $(wc -l <"$TMP/rounds") rounds: loader $loader_in us inside the harness, $loader_alone alone; load and relocate $(awk -v f="$loader_f" -v e="$exec_f" 'BEGIN { print f - e }') in a lone -f run, so $loader_net less -f's own cost; exec phase $exec_in and $exec_alone"
-		near "$loader_net" "$loader_alone" 0.25 && near "$exec_alone" "$exec_in" 0.25 && break
+		diag "try $try, $(wc -l <"$TMP/rounds") rounds: loader $loader_in us inside the harness, $loader_alone alone; load and relocate $(awk -v f="$loader_f" -v e="$exec_f" 'BEGIN { print f - e }') in a lone -f run, so $loader_net less -f's own cost; exec phase $exec_in and $exec_alone, the low ends of their CIs $exec_in_lo and $exec_alone_lo"
+		near "$loader_net" "$loader_alone" 0.25 && near "$exec_alone_lo" "$exec_in_lo" 0.25 && break
 	done
 	within "sh.dynamic's loader per exec inside the harness, less -f's own cost, and alone" "$loader_net" "$loader_alone" 0.25
-	within "sh.dynamic's exec phase inside the harness and alone" "$exec_alone" "$exec_in" 0.25
+	within "sh.dynamic's exec phase inside the harness and alone (the low ends of their CIs)" "$exec_alone_lo" "$exec_in_lo" 0.25
 else
 	skip "no per-exec records of sh.dynamic (the shim's records are not joined to the tree)"
 fi

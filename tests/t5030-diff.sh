@@ -28,9 +28,12 @@ expect_eq "libextra.so: added, with its time after" "added True" \
 expect_eq "liba.so is in both" both \
 	"$(json_eval "$TMP/j" "[l['status'] for l in d['libraries'] if l['name'] == 'liba.so'][0]")"
 init=$(json_eval "$TMP/j" "[p['change_us'] for p in d['phases'] if p['name'] == 'init'][0]")
-# At least the constructor's 3 ms (a busy machine only adds to a wall-clock wait).
+# The constructor's 3 ms (libextra.so's own time is checked above). The
+# two traces are recorded one after the other, and a busy machine lengthens
+# "before"'s init to 330-450 us where it is 40 quiet (a make check's: 3040
+# us), so above 2 ms: a constructor lost gives about 0, a sign error -3 ms.
 check "the init phase grew by the 3 ms constructor ($init us)" \
-	awk -v v="$init" 'BEGIN { exit !(v > 2900 && v < 9000) }'
+	awk -v v="$init" 'BEGIN { exit !(v > 2000 && v < 9000) }'
 expect_eq "significantly" true \
 	"$(json_eval "$TMP/j" "[p['significant'] for p in d['phases'] if p['name'] == 'init'][0]")"
 expect_eq "the total grew significantly" true "$(json_get "$TMP/j" '["total"]["significant"]')"
