@@ -125,6 +125,7 @@ def measure(ldprof, runs, argv):
         for k, v in (lib.get("reloc_model_counts") or {}).items():
             m["counts"][k] = m["counts"].get(k, 0) + v
     m["contended"], m["probed"] = c.get("contended_runs", 0), c.get("probed_runs", 0)
+    # Above half, as model_priced_contended() (analyzer/trace/model-coefs.h).
     priced_contended = (m.get("contended_blocks_pct") or 0) > 50
     m["calm"] = m.get("measured_runs") in ("uncontended", "contended") or \
         (m["contended"] == m["probed"] if priced_contended else not m["contended"])

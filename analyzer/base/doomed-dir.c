@@ -52,12 +52,10 @@ static void remove_doomed(void)
 
 void doomed_dir_set(const char *dir)
 {
-	if (!dir || strlen(dir) >= sizeof doomed) {
-		interrupt_on_death(NULL);
-		doomed[0] = '\0';
-		return;
-	}
 	interrupt_on_death(NULL); /* not while the path changes under the handler */
+	doomed[0] = '\0';
+	if (!dir || strlen(dir) >= sizeof doomed)
+		return;
 	strcpy(doomed, dir);
 	interrupt_on_death(remove_doomed);
 }

@@ -85,7 +85,7 @@ static void print_text(const struct calib_result *r, const char *stored)
 		       "when hot (the fastest); contended in %.0f%% of the runs, which the fit leaves out where it "
 		       "can (%.0f%% of its figures are of contended runs%s)\n",
 		       m->line_ns, m->line_hot_ns, m->line_contended_pct, m->contended_blocks_pct,
-		       m->contended_blocks_pct > 50 ? ": reports hold it to their contended runs" : "");
+		       model_priced_contended(m) ? ": reports hold it to their contended runs" : "");
 	printf("the scheduler: %.0f%% of the runs preempted for another task\n", m->preempted_pct);
 	if (stored)
 		printf("stored in %s\n", stored);

@@ -67,16 +67,10 @@ void cache_state_build(const struct trace *t, const struct run_breakdown *bd, si
 	free(busy);
 }
 
-double cache_state_calm_reloc(const struct cache_state *cs)
+double cache_state_held_reloc(const struct cache_state *cs, bool contended)
 {
-	if (cs->contended && cs->reloc_calm.n >= CACHE_CALM_MIN)
-		return cs->reloc_calm.median;
-	return NAN;
-}
+	const struct summary *s = contended ? &cs->reloc_contended : &cs->reloc_calm;
+	bool split = cs->contended > 0 && cs->contended < cs->probed;
 
-double cache_state_contended_reloc(const struct cache_state *cs)
-{
-	if (cs->contended < cs->probed && cs->reloc_contended.n >= CACHE_CALM_MIN)
-		return cs->reloc_contended.median;
-	return NAN;
+	return split && s->n >= CACHE_CALM_MIN ? s->median : NAN;
 }

@@ -9,6 +9,7 @@
 #ifndef LDPROF_CACHE_STATE_H
 #define LDPROF_CACHE_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/stats.h"
@@ -36,20 +37,13 @@ void cache_state_build(const struct trace *t, const struct run_breakdown *bd, si
 		       double calib_hot_ns, struct cache_state *cs);
 
 /*
- * The relocate phase the model is held to: the uncontended runs' median
- * when at least CACHE_CALM_MIN of them ran and some were contended, else
- * NAN (the phase's own median then).
+ * The relocate phase the model is held to: the median of the runs in the
+ * state the calibration priced (contended: model_priced_contended()) when
+ * at least CACHE_CALM_MIN of them ran and the others were in the other
+ * state, else NAN (the phase's own median then).
  */
-double cache_state_calm_reloc(const struct cache_state *cs);
+double cache_state_held_reloc(const struct cache_state *cs, bool contended);
 #define CACHE_CALM_MIN 5
-
-/*
- * The same for a calibration that priced the contended machine (most of
- * its figures made of contended runs: model_coefs.contended_blocks_pct):
- * the contended runs' median when at least CACHE_CALM_MIN of them ran and
- * some were not, else NAN.
- */
-double cache_state_contended_reloc(const struct cache_state *cs);
 
 /*
  * A calibration whose runs read the cache contended in more than this share:

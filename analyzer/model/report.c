@@ -426,10 +426,9 @@ static void add_verdict(const struct trace *t, struct report *rep)
  */
 static void hold_reloc(const struct trace *t, struct report *rep)
 {
-	bool contended = t->model.contended_blocks_pct > 50;
+	bool contended = model_priced_contended(&t->model);
 
-	rep->reloc_measured_us = contended ? cache_state_contended_reloc(&rep->cache)
-					   : cache_state_calm_reloc(&rep->cache);
+	rep->reloc_measured_us = cache_state_held_reloc(&rep->cache, contended);
 	rep->reloc_measured_runs = isnan(rep->reloc_measured_us) ? RELOC_RUNS_ALL
 				   : contended			 ? RELOC_RUNS_CONTENDED
 								 : RELOC_RUNS_CALM;

@@ -116,4 +116,10 @@ struct model_coefs {
 
 const char *model_feat_name(enum model_feat f);
 
+/* Above half its figures of contended runs: a calibration of the contended machine (NAN: no). */
+static inline bool model_priced_contended(const struct model_coefs *m)
+{
+	return m->contended_blocks_pct > 50;
+}
+
 #endif

@@ -76,15 +76,15 @@ static void test_states(void)
 	CHECK(cs.line_ns == 13.5 && cs.contended_line_ns == 100);
 	CHECK(cs.reloc_calm.n == 5 && cs.reloc_calm.median == 2480);
 	CHECK(cs.reloc_contended.n == 3 && cs.reloc_contended.median == 3300);
-	CHECK(cache_state_calm_reloc(&cs) == 2480);
+	CHECK(cache_state_held_reloc(&cs, false) == 2480);
 	/* 3 contended runs: too few to hold a contended calibration to them. */
-	CHECK(isnan(cache_state_contended_reloc(&cs)));
+	CHECK(isnan(cache_state_held_reloc(&cs, true)));
 	/* An invalid run counts in the state, not in the phases. */
 	bd[0].valid = false;
 	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.contended == 3 && cs.reloc_calm.n == 4);
 	/* Fewer than CACHE_CALM_MIN calm runs: the residual keeps the whole phase. */
-	CHECK(isnan(cache_state_calm_reloc(&cs)));
+	CHECK(isnan(cache_state_held_reloc(&cs, false)));
 	free(t.run);
 
 	/* Mostly contended: a calibration made so is held to the contended runs. */
@@ -92,16 +92,16 @@ static void test_states(void)
 	fake(&t, bd, 8, most, reloc);
 	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.contended == 6 && cs.reloc_contended.n == 6);
-	CHECK(cache_state_contended_reloc(&cs) == (2480 + 3200) / 2.0);
-	CHECK(isnan(cache_state_calm_reloc(&cs))); /* 2 calm runs */
+	CHECK(cache_state_held_reloc(&cs, true) == (2480 + 3200) / 2.0);
+	CHECK(isnan(cache_state_held_reloc(&cs, false))); /* 2 calm runs */
 	free(t.run);
 
 	/* All contended, or none: no split. */
 	double busy[8] = {100, 101, 102, 103, 104, 105, 106, 107};
 	fake(&t, bd, 8, busy, reloc);
 	cache_state_build(&t, bd, 8, 0, &cs);
-	CHECK(cs.contended == 8 && cs.reloc_calm.n == 0 && isnan(cache_state_calm_reloc(&cs)));
-	CHECK(isnan(cache_state_contended_reloc(&cs)));
+	CHECK(cs.contended == 8 && cs.reloc_calm.n == 0 && isnan(cache_state_held_reloc(&cs, false)));
+	CHECK(isnan(cache_state_held_reloc(&cs, true)));
 	/*
 	 * A tenant slowing every hot pass of the session too (here 40 ns): the
 	 * calibration's fastest hot reading stands for the machine's own.
@@ -118,7 +118,7 @@ static void test_states(void)
 	double calm[8] = {12, 13, 14, 15, 16, 17, 18, 19};
 	fake(&t, bd, 8, calm, reloc);
 	cache_state_build(&t, bd, 8, 0, &cs);
-	CHECK(cs.contended == 0 && cs.reloc_calm.n == 8 && isnan(cache_state_calm_reloc(&cs)));
+	CHECK(cs.contended == 0 && cs.reloc_calm.n == 8 && isnan(cache_state_held_reloc(&cs, false)));
 	free(t.run);
 
 	/* Never probed (an older trace): nothing. */
@@ -126,7 +126,7 @@ static void test_states(void)
 	fake(&t, bd, 8, none, reloc);
 	cache_state_build(&t, bd, 8, 0, &cs);
 	CHECK(cs.probed == 0 && cs.contended == 0 && cs.line_ns == 0);
-	CHECK(isnan(cache_state_calm_reloc(&cs)));
+	CHECK(isnan(cache_state_held_reloc(&cs, false)));
 	free(t.run);
 }
 
