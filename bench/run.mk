@@ -118,7 +118,9 @@ bench-verdict: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(BB_DYN) $(ZSH_DYNCFG) $(VERDI
 		'/bin/zsh-static|/bin/zsh|-c exit' \
 		'/bin/zsh-static|$(CURDIR)/$(ZSH_DYNCFG)|-c exit' \
 		'/bin/busybox|$(CURDIR)/$(BB_DYN)|sh -c exit' \
-		'/usr/bin/dar_static|/usr/bin/dar|-V' || true
+		'/usr/bin/dar_static|/usr/bin/dar|-V' \
+		'/usr/bin/tini-static|/usr/bin/tini|--version' \
+		'/sbin/e2fsck.static|/sbin/e2fsck|-V' || true
 	@echo
 
 BENCHES += bench-verdict

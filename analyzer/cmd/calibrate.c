@@ -61,6 +61,9 @@ static void print_text(const struct calib_result *r, const char *stored)
 	}
 	printf("dynamic vs static minimal C program: %+.1f us [%+.1f, %+.1f] (static: %.1f us)\n",
 	       m->dynamic_fixed_us, m->dynamic_fixed_lo, m->dynamic_fixed_hi, m->static_min_us);
+	printf("  of which its first allocation, which a static start makes whatever the program "
+	       "does: %.1f us\n",
+	       m->malloc_us);
 	printf("loading one more library: %.1f us\n", m->load_per_object_us);
 	printf("the exit path: %.1f us per object, %.3f us per page relocation wrote, %.4f us per "
 	       "KiB of tables read\n",

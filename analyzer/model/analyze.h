@@ -133,6 +133,7 @@ struct report {
 	double static_crt_us; /* the libraries' own _init and _fini code's page faults */
 	double static_fork_us; /* the forks of its own image, each dearer dynamic */
 	double static_nss_us;  /* its processes' first lookups through NSS, each dearer dynamic */
+	double static_noalloc_us; /* the first allocation it never made (the fixed cost has one) */
 	/* ...less the static build's own start beyond the minimal static program's. */
 	double static_own_us, static_fault_us; /* and the fault cost it was priced at */
 	double static_unwind_us;    /* ...and its first unwind sorting its FDEs, when it unwinds */

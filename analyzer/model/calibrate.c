@@ -279,6 +279,8 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, bool
 	if (!r)
 		r = minimal_pair_build(dir, err);
 	if (!r)
+		r = minimal_pair_build_plain(dir, err);
+	if (!r)
 		r = build_unwind(dir, quick, err);
 	if (!r)
 		r = fork_build(dir, err);
@@ -574,7 +576,11 @@ static int measure(const struct calib_opts *o, const char *dir, const struct pro
 	return r;
 }
 
-/* What being dynamic costs the minimal program: a compare of the two builds. */
+/*
+ * What being dynamic costs the minimal program: a compare of the two
+ * builds; with the pair that never allocates in the same rounds, what its
+ * first allocation adds (malloc_us).
+ */
 static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct model_coefs *m)
 {
 	struct minimal_pair_cost c;
@@ -587,7 +593,7 @@ static int dynamic_fixed(const struct calib_opts *o, const char *dir, struct mod
 	 */
 	unsigned fewest = o->quick ? 250 : 1000;
 	unsigned runs = o->prof.plan.runs * 5 > fewest ? o->prof.plan.runs * 5 : fewest;
-	int r = minimal_pair_measure(&o->prof, dir, runs, &c);
+	int r = minimal_pairs_measure(&o->prof, dir, runs, &c, &m->malloc_us);
 
 	if (!r) {
 		m->dynamic_fixed_us = c.us;

@@ -1,6 +1,7 @@
 #include "model/minimal-pair.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -84,12 +85,18 @@ out:
 	return r;
 }
 
-int minimal_pair_build(const char *dir, struct errbuf *err)
+/*
+ * One program built dynamic and static: NAME.c holding main's body, then
+ * NAME-dynamic and NAME-static. volatile keeps the compiler from dropping
+ * an allocation that nothing reads.
+ */
+static int build_pair(const char *dir, const char *name, const char *body, struct errbuf *err)
 {
 	char *q = sh_quote(dir);
-	char *cmd = xasprintf("cd %s && printf 'int main(void){return 0;}\\n' > min.c && "
-			      "%s -O1 -o min-dynamic min.c && %s -O1 -static -o min-static min.c",
-			      q, calib_cc(), calib_cc());
+	char *cmd =
+		xasprintf("cd %s && printf '#include <stdlib.h>\\nint main(void){%s}\\n' > "
+			  "%s.c && %s -O1 -o %s-dynamic %s.c && %s -O1 -static -o %s-static %s.c",
+			  q, body, name, calib_cc(), name, name, calib_cc(), name, name);
 	int r = calib_sh(cmd, err);
 
 	free(cmd);
@@ -97,11 +104,26 @@ int minimal_pair_build(const char *dir, struct errbuf *err)
 	return r;
 }
 
+int minimal_pair_build(const char *dir, struct errbuf *err)
+{
+	return build_pair(dir, "min", "void *volatile p = malloc(1); free(p); return 0;", err);
+}
+
+int minimal_pair_build_plain(const char *dir, struct errbuf *err)
+{
+	return build_pair(dir, "plain", "return 0;", err);
+}
+
+static void pair_argv(const char *dir, const char *name, char *argv[4])
+{
+	argv[0] = xasprintf("%s/%s-static", dir, name);
+	argv[2] = xasprintf("%s/%s-dynamic", dir, name);
+	argv[1] = argv[3] = NULL;
+}
+
 void minimal_pair_argv(const char *dir, char *argv[4])
 {
-	argv[0] = xasprintf("%s/min-static", dir);
-	argv[2] = xasprintf("%s/min-dynamic", dir);
-	argv[1] = argv[3] = NULL;
+	pair_argv(dir, "min", argv);
 }
 
 void minimal_pair_cost_of(const struct trace *st, const struct trace *dyn,
@@ -139,6 +161,34 @@ int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned
 }
 
 /* What minimal_pair_build writes in its directory. */
+int minimal_pairs_measure(const struct profile_opts *o, const char *dir, unsigned runs,
+			  struct minimal_pair_cost *c, double *malloc_us)
+{
+	char *argv[8];
+	struct profile_cmd cmds[4] = {{1, &argv[0]}, {1, &argv[2]}, {1, &argv[4]}, {1, &argv[6]}};
+	struct profile_opts po = *o;
+	struct trace t[4];
+	struct minimal_pair_cost plain;
+	int r;
+
+	pair_argv(dir, "min", argv);
+	pair_argv(dir, "plain", argv + 4);
+	po.plan.runs = runs;
+	po.follow = po.sample = po.sample_required = po.symbind = false;
+	memset(t, 0, sizeof t);
+	r = profile_programs(&po, 4, cmds, t, true);
+	if (!r) {
+		minimal_pair_cost_of(&t[0], &t[1], c);
+		minimal_pair_cost_of(&t[2], &t[3], &plain);
+		*malloc_us = fmax(0, c->us - plain.us);
+	}
+	for (size_t i = 0; i < 4; i++) {
+		trace_free(&t[i]);
+		free(argv[2 * i]);
+	}
+	return r;
+}
+
 static const char *const pair_files[] = {"min.c", "min-dynamic", "min-static"};
 #define NPAIR_FILES ARRAY_SIZE(pair_files)
 

@@ -1,5 +1,5 @@
 /*
- * The minimal pair: `int main(void){return 0;}` built dynamic and static.
+ * The minimal pair: a main that allocates once, built dynamic and static.
  * The difference of their whole runs is the fixed cost of being dynamic,
  * which every static-link verdict adds whole (40% to 50% of a shell's
  * saving). calibrate measures it once; run and record measure it again
@@ -38,8 +38,18 @@ int calib_sh(const char *cmd, struct errbuf *err);
 int calib_run_timed(const char *dir, const char *prog, const char *arg, double *us,
 		    struct errbuf *err);
 
-/* Write min.c into dir and build min-dynamic and min-static from it. */
+/*
+ * Write min.c into dir and build min-dynamic and min-static from it. Its
+ * main allocates once and frees: a static glibc start initializes malloc
+ * itself (its getrandom and brk, strace), a dynamic one at the program's
+ * first allocation, so a main that never allocates left that work out of
+ * the dynamic side alone, and every verdict of a program that allocates
+ * (nearly every one) 60 to 100 us short (docs/model.md, "The first
+ * allocation").
+ */
 int minimal_pair_build(const char *dir, struct errbuf *err);
+/* ...and the pair that never allocates, plain-dynamic and plain-static (calibrate's). */
+int minimal_pair_build_plain(const char *dir, struct errbuf *err);
 
 /*
  * Run dir's pair interleaved, runs rounds, as o says (its plan's runs,
@@ -48,6 +58,14 @@ int minimal_pair_build(const char *dir, struct errbuf *err);
  */
 int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned runs,
 			 struct minimal_pair_cost *c);
+
+/*
+ * Both pairs interleaved, runs rounds: the allocating one's cost in *c, and
+ * what its allocation adds to it beyond the plain pair's in *malloc_us
+ * (0 at least). An exit status, as minimal_pair_measure.
+ */
+int minimal_pairs_measure(const struct profile_opts *o, const char *dir, unsigned runs,
+			  struct minimal_pair_cost *c, double *malloc_us);
 
 /* argv[0] and argv[2]: dir's static and dynamic program, each NULL-terminated; free both. */
 void minimal_pair_argv(const char *dir, char *argv[4]);

@@ -174,6 +174,8 @@ static void count_forks(const struct profile_opts *o, size_t n, struct trace *tr
 		t->image_forks = c.forks;
 		t->image_vforks = c.vforks;
 		t->image_nss = c.nss;
+		t->heap_seen = c.heap_seen;
+		t->image_heap = c.heap;
 	}
 }
 

@@ -272,6 +272,19 @@ static double nss_cost_us(const struct trace *t)
 }
 
 /*
+ * A static glibc start initializes malloc whatever the program does (its
+ * getrandom and brk, strace), a dynamic one at the program's first
+ * allocation: the minimal pair allocates once (model/minimal-pair.h), so
+ * its difference is a program's that allocates. One whose first process
+ * had no heap at its exit (the census) saves the calibration's price of
+ * that first allocation less. 0 when the census did not see its exit.
+ */
+static double no_alloc_us(const struct trace *t)
+{
+	return t->forks_counted && t->heap_seen && !t->image_heap ? t->model.malloc_us : 0;
+}
+
+/*
  * Did the dynamic program unwind? Its unwinder library (libgcc_s) binds
  * its PLT slots (_Unwind_Find_FDE, _dl_find_object) only when it unwinds:
  * a program that never throws leaves them unbound (cmake, ninja, gdb,
@@ -313,6 +326,7 @@ static void static_link(const struct trace *t, struct report *rep)
 	rep->static_own_us = static_side_us(m, &t->static_side);
 	rep->static_fork_us = fork_cost_us(t, rep);
 	rep->static_nss_us = nss_cost_us(t);
+	rep->static_noalloc_us = no_alloc_us(t);
 	if (unwound(t)) {
 		double lo, hi;
 		rep->static_unwind_us = static_unwind_us(m, &t->static_side, &lo, &hi);
@@ -320,7 +334,7 @@ static void static_link(const struct trace *t, struct report *rep)
 	}
 	saved = rep->static_fixed_us + rep->static_exe_us + rep->static_libs_us +
 		rep->static_exit_us + rep->static_lazy_us + rep->static_crt_us +
-		rep->static_fork_us + rep->static_nss_us -
+		rep->static_fork_us + rep->static_nss_us - rep->static_noalloc_us -
 		rep->static_own_us - rep->static_unwind_us;
 	rep->static_model_err_us = model_error(m, saved);
 	hw = sqrt(var + pow(rep->static_model_err_us, 2));

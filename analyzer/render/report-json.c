@@ -429,6 +429,7 @@ static void verdict(struct json *j, const struct report *rep)
 		json_num(j, "crt_code", rep->static_crt_us);
 		json_num(j, "forks", rep->static_fork_us);
 		json_num(j, "nss_lookups", rep->static_nss_us);
+		json_num(j, "no_allocation", -rep->static_noalloc_us);
 		json_num(j, "static_own_start", -rep->static_own_us);
 		json_num(j, "static_first_unwind", -rep->static_unwind_us);
 		json_obj_close(j);
@@ -449,10 +450,16 @@ static void verdict(struct json *j, const struct report *rep)
 			json_bool(j, "fork_price_now", rep->t->fork_price_now);
 			json_int(j, "image_nss", rep->t->image_nss);
 			json_num(j, "nss_us", rep->t->model.nss_us);
+			if (rep->t->heap_seen)
+				json_bool(j, "image_heap", rep->t->image_heap);
+			else
+				json_null(j, "image_heap");
+			json_num(j, "malloc_us", rep->t->model.malloc_us);
 		} else {
 			json_null(j, "image_forks");
 			json_null(j, "image_vforks");
 			json_null(j, "image_nss");
+			json_null(j, "image_heap");
 		}
 		/* --fixed-runs: parts_us.dynamic_fixed measured in so many rounds. */
 		json_int(j, "dynamic_fixed_runs", rep->t->fixed_runs);

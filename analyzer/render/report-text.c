@@ -323,7 +323,7 @@ static void verdict_head(const struct text_out *o, const struct report *rep)
 /* What the saving adds up, and the static build it predicts. */
 static void verdict_parts(const struct text_out *o, const struct report *rep)
 {
-	char fx[32], libs[32], ex[32], lz[32], crt[32], own[32], tot[32], err[32], fk[128] = "";
+	char fx[32], libs[32], ex[32], lz[32], crt[32], own[32], tot[32], err[32], fk[192] = "";
 
 	text_dur(o, fx, sizeof fx, rep->static_fixed_us + rep->static_exe_us);
 	text_dur(o, libs, sizeof libs, rep->static_libs_us);
@@ -343,6 +343,12 @@ static void verdict_parts(const struct text_out *o, const struct report *rep)
 		size_t k = strlen(fk);
 		text_dur(o, d, sizeof d, rep->static_nss_us);
 		snprintf(fk + k, sizeof fk - k, ", %u first NSS lookups %s", rep->t->image_nss, d);
+	}
+	if (rep->static_noalloc_us > 0) {
+		char d[32];
+		size_t k = strlen(fk);
+		text_dur(o, d, sizeof d, rep->static_noalloc_us);
+		snprintf(fk + k, sizeof fk - k, ", less a first allocation it never makes %s", d);
 	}
 	fprintf(o->f,
 		"  %s(sheds being dynamic %s, the libraries' loading and relocation %s, their exit "

@@ -5,6 +5,7 @@
 #include <linux/audit.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -158,6 +159,33 @@ static void on_syscall(struct census *c, pid_t pid)
 	fork_tally_open(&c->t, pid, path);
 }
 
+/* Whether pid's maps show a [heap]: its brk grew. */
+static bool has_heap(pid_t pid)
+{
+	char path[32], *line = NULL;
+	size_t cap = 0;
+	bool heap = false;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!heap && getline(&line, &cap, f) > 0)
+		heap = strstr(line, " [heap]\n") != NULL;
+	free(line);
+	fclose(f);
+	return heap;
+}
+
+/* The top about to exit (PTRACE_EVENT_EXIT: its address space still whole). */
+static void on_top_exit(struct census *c, const struct tally_proc *p)
+{
+	if (!p->image || c->t.c.heap_seen)
+		return;
+	c->t.c.heap_seen = true;
+	c->t.c.heap = has_heap(p->pid);
+}
+
 static bool group_stop_sig(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -203,6 +231,10 @@ static void on_stop(struct census *c, pid_t pid, int status)
 			c->top_exec = true;
 		else
 			fork_tally_exec(&c->t, pid);
+		sig = 0;
+	} else if (event == PTRACE_EVENT_EXIT) {
+		if (pid == c->top)
+			on_top_exit(c, p);
 		sig = 0;
 	} else if (event == PTRACE_EVENT_STOP && pid == c->top && !c->top_exec) {
 		sig = 0; /* its own stop before exec, which SIGCONT ends: seized in it */
@@ -300,7 +332,8 @@ static int trace_all(struct census *c, double timeout_s)
 static int start(struct census *c, const char *path, char *const argv[], struct errbuf *err)
 {
 	const long opts = PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
-			  PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD;
+			  PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL |
+			  PTRACE_O_TRACESYSGOOD;
 	int status, e;
 	pid_t w;
 

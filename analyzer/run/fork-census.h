@@ -7,7 +7,8 @@
  * ptrace, outside the measurement, whose fork, vfork and clone events say
  * which each is. For a program that binds NSS functions it also stops the
  * image's processes at their system calls, to see which open NSS's
- * configuration. The program's output goes to /dev/null.
+ * configuration, and at the program's exit it reads whether it allocated
+ * (its heap). The program's output goes to /dev/null.
  */
 #ifndef LDPROF_FORK_CENSUS_H
 #define LDPROF_FORK_CENSUS_H
@@ -29,6 +30,14 @@ struct fork_counts {
 	 * spread over more pages than a static link packs it into.
 	 */
 	uint32_t nss;
+	/*
+	 * The program's first process at its exit, while it still ran the
+	 * image: seen, and whether it had a heap then (a [heap] in its maps:
+	 * its brk grew, as glibc's malloc grows it at the first allocation).
+	 * A static glibc start makes that allocation itself, whatever the
+	 * program does; a dynamic one leaves it to the program.
+	 */
+	bool heap_seen, heap;
 };
 
 /*

@@ -105,6 +105,14 @@ struct model_coefs {
 	 * built-in default in an older calibration.
 	 */
 	double nss_us;
+	/*
+	 * A program's first allocation, dynamic beyond static (calibrate's two
+	 * minimal pairs, model/minimal-pair.h): a static glibc start makes it
+	 * whatever the program does, so the minimal pair allocates, and a
+	 * program that never does saves this much less. The built-in default
+	 * in an older calibration.
+	 */
+	double malloc_us;
 	/* The verdict's error on validation pairs (tools/validate-verdict); 0: none stored. */
 	double verdict_err_pct, verdict_err_us;
 	char source[256];  /* the calibration file, or "built-in defaults" */

@@ -153,6 +153,8 @@ struct trace {
 	uint32_t image_forks, image_vforks; /* copies of it; vfork and posix_spawn children */
 	uint32_t image_nss; /* ...and its processes that looked something up through NSS */
 	bool forks_counted;
+	/* Its first process at exit, when the census saw it: whether it had allocated (a heap). */
+	bool heap_seen, image_heap;
 	bool fork_price_now; /* model.fork_* measured after the runs, not the calibration's */
 	struct trace_sampling *sampling; /* --sample; NULL without it */
 };

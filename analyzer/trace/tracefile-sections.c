@@ -91,6 +91,9 @@ enum model_tag {
 	MODEL_TAG_IMAGE_NSS = 24, /* the image's processes that looked something up through NSS */
 	MODEL_TAG_NSS_US = 25,	  /* f64: the first such lookup's price, dynamic beyond static */
 	MODEL_TAG_CONTENDED_BLOCKS_PCT = 26, /* f64: the fit's figures made of contended runs, % */
+	MODEL_TAG_IMAGE_HEAP =
+		27, /* 1: its first process had allocated at its exit, 0: it had not */
+	MODEL_TAG_MALLOC_US = 28, /* f64: a first allocation's price, dynamic beyond static */
 };
 
 enum run_tag {
@@ -235,6 +238,9 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 			tlv_uint(b, MODEL_TAG_FORK_PRICE_NOW, 1);
 		tlv_uint(b, MODEL_TAG_IMAGE_NSS, t->image_nss);
 		tlv_f64(b, MODEL_TAG_NSS_US, m->nss_us);
+		if (t->heap_seen)
+			tlv_uint(b, MODEL_TAG_IMAGE_HEAP, t->image_heap);
+		tlv_f64(b, MODEL_TAG_MALLOC_US, m->malloc_us);
 	}
 }
 
@@ -693,6 +699,14 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_NSS_US:
 		m->nss_us = sane_price(val_f64(v));
 		break;
+	case MODEL_TAG_IMAGE_HEAP:
+		x = val_uint(v);
+		t->heap_seen = x <= 1;
+		t->image_heap = x == 1;
+		break;
+	case MODEL_TAG_MALLOC_US:
+		m->malloc_us = sane_price(val_f64(v));
+		break;
 	}
 	return !v->bad;
 }
@@ -838,6 +852,7 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		t->fixed_interleaved = false;
 		t->forks_counted = false;
 		t->image_forks = t->image_vforks = t->image_nss = 0;
+		t->heap_seen = t->image_heap = false;
 		t->fork_price_now = false;
 		t->static_side.fork_lazy = false;
 		for (size_t i = 0; i < t->nobj; i++)

@@ -56,14 +56,20 @@ static void test_nss(void)
 
 static void test_real(void)
 {
-	struct fork_counts c = {99, 99, 99};
+	struct fork_counts c = {99, 99, 99, false, false};
 	struct errbuf err;
 	char *dbl[] = {"/bin/sh", "-c", "(/bin/true &) ; wait; exit 0", NULL};
+	char *ex[] = {"/bin/sh", "-c", "exec /bin/true", NULL};
 	char *none[] = {"/nonexistent/prog", NULL};
 
 	/* dash: a subshell by fork, which forks /bin/true in the background; then exit. */
 	CHECK(fork_census("/bin/sh", dbl, 10, true, &c, &err) == 0);
 	CHECK(c.forks >= 1 && c.nss == 0);
+	/* dash allocates (its parser's stack blocks): its exit seen, with a heap. */
+	CHECK(c.heap_seen && c.heap);
+	/* Its first process executes /bin/true: the image's exit is never seen. */
+	CHECK(fork_census("/bin/sh", ex, 10, false, &c, &err) == 0);
+	CHECK(!c.heap_seen && !c.heap);
 	CHECK(fork_census("/nonexistent/prog", none, 10, false, &c, &err) == -ENOEXEC);
 }
 
