@@ -160,7 +160,6 @@ int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned
 	return r;
 }
 
-/* What minimal_pair_build writes in its directory. */
 int minimal_pairs_measure(const struct profile_opts *o, const char *dir, unsigned runs,
 			  struct minimal_pair_cost *c, double *malloc_us)
 {
@@ -189,6 +188,7 @@ int minimal_pairs_measure(const struct profile_opts *o, const char *dir, unsigne
 	return r;
 }
 
+/* What minimal_pair_build writes in its directory. */
 static const char *const pair_files[] = {"min.c", "min-dynamic", "min-static"};
 #define NPAIR_FILES ARRAY_SIZE(pair_files)
 

@@ -159,17 +159,17 @@ static void on_syscall(struct census *c, pid_t pid)
 	fork_tally_open(&c->t, pid, path);
 }
 
-/* Whether pid's maps show a [heap]: its brk grew. */
-static bool has_heap(pid_t pid)
+/* Whether pid's maps show a [heap] (its brk grew): 1 or 0; -1 when they cannot be read. */
+static int has_heap(pid_t pid)
 {
 	char path[32], *line = NULL;
 	size_t cap = 0;
-	bool heap = false;
+	int heap = 0;
 	FILE *f;
 
 	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
 	if (!(f = fopen(path, "re")))
-		return false;
+		return -1;
 	while (!heap && getline(&line, &cap, f) > 0)
 		heap = strstr(line, " [heap]\n") != NULL;
 	free(line);
@@ -180,10 +180,12 @@ static bool has_heap(pid_t pid)
 /* The top about to exit (PTRACE_EVENT_EXIT: its address space still whole). */
 static void on_top_exit(struct census *c, const struct tally_proc *p)
 {
-	if (!p->image || c->t.c.heap_seen)
+	int heap;
+
+	if (!p->image || c->t.c.heap_seen || (heap = has_heap(p->pid)) < 0)
 		return;
 	c->t.c.heap_seen = true;
-	c->t.c.heap = has_heap(p->pid);
+	c->t.c.heap = heap;
 }
 
 static bool group_stop_sig(int sig)
