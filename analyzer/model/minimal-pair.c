@@ -114,6 +114,9 @@ int minimal_pair_build_plain(const char *dir, struct errbuf *err)
 	return build_pair(dir, "plain", "return 0;", err);
 }
 
+/* The most pairs measured in one set of rounds: the allocating one and the plain one. */
+#define MAX_PAIRS 2
+
 static void pair_argv(const char *dir, const char *name, char *argv[4])
 {
 	argv[0] = xasprintf("%s/%s-static", dir, name);
@@ -137,53 +140,57 @@ void minimal_pair_cost_of(const struct trace *st, const struct trace *dyn,
 	compare_free(&cmp);
 }
 
-int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned runs,
-			 struct minimal_pair_cost *c)
+/*
+ * The pairs named in names (each NAME-static and NAME-dynamic in dir), all
+ * interleaved, runs rounds; each pair's cost into costs. An exit status.
+ */
+static int measure_pairs(const struct profile_opts *o, const char *dir, unsigned runs,
+			 const char *const *names, size_t npairs, struct minimal_pair_cost *costs)
 {
-	char *argv[4];
-	struct profile_cmd cmds[2] = {{1, &argv[0]}, {1, &argv[2]}};
+	char *argv[2 * 2 * MAX_PAIRS];
+	struct profile_cmd cmds[2 * MAX_PAIRS];
 	struct profile_opts po = *o;
-	struct trace t[2];
+	struct trace t[2 * MAX_PAIRS];
 	int r;
 
-	minimal_pair_argv(dir, argv);
+	for (size_t i = 0; i < npairs; i++) {
+		pair_argv(dir, names[i], argv + 4 * i);
+		cmds[2 * i] = (struct profile_cmd){1, &argv[4 * i]};
+		cmds[2 * i + 1] = (struct profile_cmd){1, &argv[4 * i + 2]};
+	}
 	po.plan.runs = runs;
 	po.follow = po.sample = po.sample_required = po.symbind = false;
 	memset(t, 0, sizeof t);
-	r = profile_programs(&po, 2, cmds, t, true);
-	if (!r)
-		minimal_pair_cost_of(&t[0], &t[1], c);
-	trace_free(&t[0]);
-	trace_free(&t[1]);
-	free(argv[0]);
-	free(argv[2]);
+	r = profile_programs(&po, 2 * npairs, cmds, t, true);
+	for (size_t i = 0; i < npairs; i++) {
+		if (!r)
+			minimal_pair_cost_of(&t[2 * i], &t[2 * i + 1], &costs[i]);
+		trace_free(&t[2 * i]);
+		trace_free(&t[2 * i + 1]);
+		free(argv[4 * i]);
+		free(argv[4 * i + 2]);
+	}
 	return r;
+}
+
+int minimal_pair_measure(const struct profile_opts *o, const char *dir, unsigned runs,
+			 struct minimal_pair_cost *c)
+{
+	static const char *const names[] = {"min"};
+
+	return measure_pairs(o, dir, runs, names, 1, c);
 }
 
 int minimal_pairs_measure(const struct profile_opts *o, const char *dir, unsigned runs,
 			  struct minimal_pair_cost *c, double *malloc_us)
 {
-	char *argv[8];
-	struct profile_cmd cmds[4] = {{1, &argv[0]}, {1, &argv[2]}, {1, &argv[4]}, {1, &argv[6]}};
-	struct profile_opts po = *o;
-	struct trace t[4];
-	struct minimal_pair_cost plain;
-	int r;
+	static const char *const names[MAX_PAIRS] = {"min", "plain"};
+	struct minimal_pair_cost costs[MAX_PAIRS];
+	int r = measure_pairs(o, dir, runs, names, MAX_PAIRS, costs);
 
-	pair_argv(dir, "min", argv);
-	pair_argv(dir, "plain", argv + 4);
-	po.plan.runs = runs;
-	po.follow = po.sample = po.sample_required = po.symbind = false;
-	memset(t, 0, sizeof t);
-	r = profile_programs(&po, 4, cmds, t, true);
 	if (!r) {
-		minimal_pair_cost_of(&t[0], &t[1], c);
-		minimal_pair_cost_of(&t[2], &t[3], &plain);
-		*malloc_us = fmax(0, c->us - plain.us);
-	}
-	for (size_t i = 0; i < 4; i++) {
-		trace_free(&t[i]);
-		free(argv[2 * i]);
+		*c = costs[0];
+		*malloc_us = fmax(0, costs[0].us - costs[1].us);
 	}
 	return r;
 }

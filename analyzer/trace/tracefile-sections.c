@@ -91,8 +91,7 @@ enum model_tag {
 	MODEL_TAG_IMAGE_NSS = 24, /* the image's processes that looked something up through NSS */
 	MODEL_TAG_NSS_US = 25,	  /* f64: the first such lookup's price, dynamic beyond static */
 	MODEL_TAG_CONTENDED_BLOCKS_PCT = 26, /* f64: the fit's figures made of contended runs, % */
-	MODEL_TAG_IMAGE_HEAP =
-		27, /* 1: its first process had allocated at its exit, 0: it had not */
+	MODEL_TAG_IMAGE_HEAP = 27, /* 1: its first process had a heap at its exit; 0: not */
 	MODEL_TAG_MALLOC_US = 28, /* f64: a first allocation's price, dynamic beyond static */
 };
 
