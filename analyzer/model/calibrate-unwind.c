@@ -11,7 +11,9 @@
 #include "model/compare.h"
 #include "model/fde-order.h"
 #include "model/model.h"
+#include "model/minimal-pair.h"
 #include "model/static-side.h"
+#include "run/profile.h"
 
 int unwind_write_source(const char *path, unsigned nfuncs, struct errbuf *err)
 {
@@ -53,12 +55,29 @@ static int count_fdes(const char *prog, uint32_t *n, struct errbuf *err)
 	return *n > 1 ? 0 : set_err(err, ENOEXEC, "%s: no FDEs out of order to sort", prog);
 }
 
-int unwind_measure(const struct calib_opts *o, const char *prog, struct unwind_prices *up,
-		   struct errbuf *err)
+int unwind_build(const char *dir, bool quick, struct errbuf *err)
+{
+	char *src = xasprintf("%s/unwind.c", dir), *cmd;
+	int r = unwind_write_source(src, quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, err);
+
+	if (!r) {
+		char *qd = sh_quote(dir);
+		cmd = xasprintf("cd %s && %s -O1 -w -static -o unwind-static unwind.c", qd,
+				calib_cc());
+		free(qd);
+		r = calib_sh(cmd, err);
+		free(cmd);
+	}
+	free(src);
+	return r;
+}
+
+int unwind_measure(const struct profile_opts *o, unsigned runs, const char *prog,
+		   struct unwind_prices *up, struct errbuf *err)
 {
 	char *argv[5] = {(char *)prog, NULL, (char *)prog, "unwind", NULL};
 	struct profile_cmd cmds[2] = {{1, &argv[0]}, {2, &argv[2]}};
-	struct profile_opts po = o->prof;
+	struct profile_opts po = *o;
 	struct trace t[2];
 	struct compare c;
 	uint32_t n;
@@ -66,16 +85,25 @@ int unwind_measure(const struct calib_opts *o, const char *prog, struct unwind_p
 
 	if (r)
 		return r;
-	/* A millisecond or two apart: 100 runs resolve a pass to a few percent. */
-	po.plan.runs = po.plan.runs * 5 / UNWIND_PASSES > 100 ? po.plan.runs * 5 / UNWIND_PASSES : 100;
+	/* Two static programs: no fixed cost, no census, nothing sampled. */
+	po.plan.runs = runs;
+	po.fixed_runs = 0;
+	po.fork_census = false;
+	po.sample = false;
+	po.follow = false;
+	po.show_output = false;
 	memset(t, 0, sizeof t);
-	if ((r = model_profile_programs(&po, 2, cmds, t, true)))
+	if ((r = profile_programs(&po, 2, cmds, t, true)))
 		r = set_err(err, EIO, "the unwind pair's runs failed");
 	if (!r) {
+		double per = n * log2(n);
 		compare_build(&t[0], &t[1], &c);
 		up->fdes = n;
-		if (c.diff.lo > 0 && up->n < UNWIND_PASSES)
-			up->price[up->n++] = c.diff.median / (n * log2(n));
+		if (c.diff.lo > 0 && up->n < UNWIND_PASSES) {
+			up->lo[up->n] = c.diff.lo / per;
+			up->hi[up->n] = c.diff.hi / per;
+			up->price[up->n++] = c.diff.median / per;
+		}
 		compare_free(&c);
 	}
 	trace_free(&t[0]);
@@ -95,6 +123,7 @@ void unwind_prices_apply(const struct unwind_prices *up, unsigned nfuncs, struct
 	memcpy(p, up->price, up->n * sizeof *p);
 	qsort(p, up->n, sizeof *p, cmp_double);
 	m->fde_sort_us = up->n % 2 ? p[up->n / 2] : (p[up->n / 2 - 1] + p[up->n / 2]) / 2;
-	m->fde_sort_lo = p[0];
-	m->fde_sort_hi = p[up->n - 1];
+	/* One pass has no range of passes: its own CI stands for it. */
+	m->fde_sort_lo = up->n > 1 ? p[0] : up->lo[0];
+	m->fde_sort_hi = up->n > 1 ? p[up->n - 1] : up->hi[0];
 }

@@ -245,24 +245,6 @@ static int build_prog(const char *dir, const char *gen, const struct prog_spec *
 	return r;
 }
 
-/* The unwind pair's program (calibrate-unwind.c), static. */
-static int build_unwind(const char *dir, bool quick, struct errbuf *err)
-{
-	char *src = xasprintf("%s/unwind.c", dir), *cmd;
-	int r = unwind_write_source(src, quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, err);
-
-	if (!r) {
-		char *qd = sh_quote(dir);
-		cmd = xasprintf("cd %s && %s -O1 -w -static -o unwind-static unwind.c", qd,
-				calib_cc());
-		free(qd);
-		r = calib_sh(cmd, err);
-		free(cmd);
-	}
-	free(src);
-	return r;
-}
-
 static int build_all(const char *dir, const struct prog_spec *ps, size_t n, bool quick, FILE *log,
 		     struct errbuf *err)
 {
@@ -281,7 +263,7 @@ static int build_all(const char *dir, const struct prog_spec *ps, size_t n, bool
 	if (!r)
 		r = minimal_pair_build_plain(dir, err);
 	if (!r)
-		r = build_unwind(dir, quick, err);
+		r = unwind_build(dir, quick, err);
 	if (!r)
 		r = fork_build(dir, err);
 	if (!r)
@@ -635,7 +617,9 @@ static int measure_unwind(const struct calib_opts *o, struct calib_result *res,
 {
 	char *prog = xasprintf("%s/unwind-static", res->workdir);
 	struct errbuf err;
-	int r = unwind_measure(o, prog, up, &err);
+	/* A millisecond or two apart: 100 runs resolve a pass to a few percent. */
+	unsigned runs = o->prof.plan.runs * 5 / UNWIND_PASSES;
+	int r = unwind_measure(&o->prof, runs > 100 ? runs : 100, prog, up, &err);
 
 	if (r)
 		error_msg("%s", err.msg);

@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "model/fde-order.h"
 #include "model/static-archives.h"
+#include "trace/trace.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -327,4 +328,18 @@ double static_unwind_us(const struct model_coefs *m, const struct static_facts *
 double fde_sort_cost(const struct model_coefs *m, uint32_t erratic)
 {
 	return erratic > 1 ? m->fde_sort_us * erratic * log2(erratic) : 0;
+}
+
+/*
+ * Did the dynamic program unwind? Its unwinder library (libgcc_s) binds
+ * its PLT slots (_Unwind_Find_FDE, _dl_find_object) only when it unwinds:
+ * a program that never throws leaves them unbound (cmake, ninja, gdb,
+ * apt-cache --version: 0 each; dar -V, which throws in main: 5). Bound at
+ * startup (BIND_NOW), it cannot say: false, and caveats() tells.
+ */
+bool static_side_unwound(const struct trace *t)
+{
+	const struct static_facts *sf = &t->static_side;
+
+	return sf->have_unwinder && sf->unwinder < t->nobj && t->obj[sf->unwinder].lazy_binds > 0;
 }

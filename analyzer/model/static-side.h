@@ -52,6 +52,13 @@ double static_unwind_us(const struct model_coefs *m, const struct static_facts *
 uint32_t static_unwind_fdes(const struct model_coefs *m, const struct static_facts *sf,
 			    uint32_t *fewest, uint32_t *most);
 
+/*
+ * Did the dynamic program unwind in its runs? Its unwinder library
+ * (libgcc_s) bound slots after startup; false when it binds at startup.
+ */
+struct trace;
+bool static_side_unwound(const struct trace *t);
+
 /* That sort for this many erratic FDEs: fde_sort_us per n log2 n. */
 double fde_sort_cost(const struct model_coefs *m, uint32_t erratic);
 

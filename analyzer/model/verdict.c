@@ -284,20 +284,6 @@ static double no_alloc_us(const struct trace *t)
 	return t->forks_counted && t->heap_seen && !t->image_heap ? t->model.malloc_us : 0;
 }
 
-/*
- * Did the dynamic program unwind? Its unwinder library (libgcc_s) binds
- * its PLT slots (_Unwind_Find_FDE, _dl_find_object) only when it unwinds:
- * a program that never throws leaves them unbound (cmake, ninja, gdb,
- * apt-cache --version: 0 each; dar -V, which throws in main: 5). Bound at
- * startup (BIND_NOW), it cannot say: false, and caveats() tells.
- */
-static bool unwound(const struct trace *t)
-{
-	const struct static_facts *sf = &t->static_side;
-
-	return sf->have_unwinder && sf->unwinder < t->nobj && t->obj[sf->unwinder].lazy_binds > 0;
-}
-
 static enum static_verdict judge(double saved, double hw)
 {
 	if (saved + hw < 0)
@@ -327,7 +313,7 @@ static void static_link(const struct trace *t, struct report *rep)
 	rep->static_fork_us = fork_cost_us(t, rep);
 	rep->static_nss_us = nss_cost_us(t);
 	rep->static_noalloc_us = no_alloc_us(t);
-	if (unwound(t)) {
+	if (static_side_unwound(t)) {
 		double lo, hi;
 		rep->static_unwind_us = static_unwind_us(m, &t->static_side, &lo, &hi);
 		var += pow(fmax(rep->static_unwind_us - lo, hi - rep->static_unwind_us), 2);
@@ -472,13 +458,24 @@ static char *unwind_note(const struct trace *t, const struct report *rep)
 	double lo, hi, cost = static_unwind_us(&t->model, sf, &lo, &hi);
 	uint32_t fewest, most, n = static_unwind_fdes(&t->model, sf, &fewest, &most);
 
+	char price[160];
+
+	if (t->unwind_price_now)
+		snprintf(price, sizeof price,
+			 "its price measured after the runs, %.4f us per n log2 n [%.4f, %.4f], "
+			 "against %.4f at calibration",
+			 t->model.fde_sort_us, t->model.fde_sort_lo, t->model.fde_sort_hi,
+			 t->unwind_cal_price);
+	else
+		snprintf(price, sizeof price, "the calibration's price, %.4f us per n log2 n",
+			 t->model.fde_sort_us);
 	if (rep->static_unwind_us > 0)
 		return xasprintf(
 			"the program unwinds (a C++ exception or a backtrace: %s bound "
 			"%u slots after startup): a static build registers its whole "
 			".eh_frame and sorts it at the first unwind: %.0f us (%.0f to "
 			"%.0f), %u FDEs out of order (%s; %u to %u at the extremes), which "
-			"the saving subtracts",
+			"the saving subtracts; %s",
 			u->soname ? u->soname : u->path, u->lazy_binds, rep->static_unwind_us, lo,
 			hi, n,
 			sf->have_kept
@@ -486,7 +483,7 @@ static char *unwind_note(const struct trace *t, const struct report *rep)
 				  "archives finds"
 				: "of the C and C++ runtime it keeps only the archive members "
 				  "it needs, and there is no libc.a here to replay which",
-			fewest, most);
+			fewest, most, price);
 	if (u && u->bind_now && cost >= ADVICE_MIN_US)
 		return xasprintf("%s is bound at startup, so this run cannot tell whether the "
 				 "program unwinds (throws); if it does, a static build sorts its "

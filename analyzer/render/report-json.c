@@ -479,6 +479,10 @@ static void verdict(struct json *j, const struct report *rep)
 					 rep->t->static_side.fdes_erratic_kept);
 			}
 		}
+		json_num(j, "unwind_price_us", rep->t->model.fde_sort_us);
+		json_bool(j, "unwind_price_now", rep->t->unwind_price_now);
+		if (rep->t->unwind_price_now)
+			json_num(j, "unwind_price_calibrated_us", rep->t->unwind_cal_price);
 		json_num(j, "model_error_us", rep->static_model_err_us);
 		json_bool(j, "calibrated", rep->t->model.calibrated);
 		json_obj_close(j);

@@ -509,10 +509,19 @@ static void test_calibration_file(void)
 	unlink(path);
 }
 
-/* The unwind pair's passes: their median, their range, and the default when none resolved. */
+/*
+ * The unwind pair's passes: their median, their range, one pass's own CI,
+ * and the default when none resolved.
+ */
 static void test_unwind_prices(void)
 {
-	struct unwind_prices up = {{0.03, 0.01, 0.02}, 3, 7000};
+	struct unwind_prices up = {
+		.price = {0.03, 0.01, 0.02},
+		.lo = {0.029, 0.009, 0.019},
+		.hi = {0.031, 0.011, 0.021},
+		.n = 3,
+		.fdes = 7000,
+	};
 	struct model_coefs m, d;
 
 	model_defaults(&d);
@@ -524,6 +533,9 @@ static void test_unwind_prices(void)
 	unwind_prices_apply(&up, 6000, &m);
 	CHECK_NEAR(m.fde_sort_us, 0.02, 1e-12);
 	CHECK(m.fde_sort_lo == 0.01 && m.fde_sort_hi == 0.03);
+	up.n = 1;
+	unwind_prices_apply(&up, 6000, &m);
+	CHECK(m.fde_sort_us == 0.03 && m.fde_sort_lo == 0.029 && m.fde_sort_hi == 0.031);
 	m = d;
 	up.n = 0;
 	unwind_prices_apply(&up, 8000, &m);
