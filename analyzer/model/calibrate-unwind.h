@@ -38,6 +38,7 @@ struct unwind_prices {
 	double price[UNWIND_PASSES]; /* us per n log2 n, each pass resolved above zero */
 	double lo[UNWIND_PASSES], hi[UNWIND_PASSES]; /* ...and its 95% CI */
 	size_t n;		     /* of them */
+	size_t busy; /* passes left out: too few runs escaped preemption on a busy machine */
 	uint32_t fdes;		     /* erratic FDEs of the program */
 };
 

@@ -242,7 +242,10 @@ static int price_unwind_now(const struct profile_opts *o, const char *dir, size_
 	r = unwind_measure(o, UNWIND_NOW_RUNS, prog, &up, err);
 	free(prog);
 	if (!r && !up.n)
-		r = set_err(err, ERANGE, "the unwind pair's difference was not above zero");
+		r = set_err(err, ERANGE,
+			    up.busy ? "the machine was busy, and too few of the unwind pair's runs "
+				      "escaped preemption"
+				    : "the unwind pair's difference was not above zero");
 	if (!r) {
 		unwind_prices_apply(&up, UNWIND_FUNCS, now);
 		*measured = true;
