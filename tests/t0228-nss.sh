@@ -54,4 +54,23 @@ check "record" test $? -eq 0
 expect_eq "report: the same lookups at the same price" \
 	"$(json_eval "$TMP/j" "'2 %g' % d['verdict']['parts_us']['nss_lookups']")" \
 	"$(json_eval "$TMP/r.json" "'%d %g' % (d['verdict']['image_nss'], d['verdict']['parts_us']['nss_lookups'])")"
+# Calibrated: the price measured again after the runs (the NSS pair that
+# calibrate times, built and run now), the calibration's kept beside it,
+# and both travel with a recorded trace.
+use_calibration
+"$LDPROF" -n 3 --no-overhead --json "$prog" >"$TMP/c.json" 2>"$TMP/c.err"
+check "calibrated: runs" test $? -eq 0
+cal=$(awk '$1 == "nss_us" { print $2 }' "$LDPROF_CALIBRATION")
+expect_eq "calibrated: the price measured now, the calibration's beside it, the saving adds it" "True" \
+	"$(json_eval "$TMP/c.json" "str((lambda v: v['nss_price_now'] and v['nss_us'] > 0 and abs(v['nss_calibrated_us'] - $cal) < 1e-6 and abs(v['parts_us']['nss_lookups'] - 2 * v['nss_us']) < 1e-6)(d['verdict']))")"
+"$LDPROF" -n 3 --no-overhead --json "$prog" none >"$TMP/cn.json" 2>"$TMP/cn.err"
+expect_eq "calibrated, no lookup: the calibration's price, not measured" "False $cal" \
+	"$(json_eval "$TMP/cn.json" "'%s %g' % (d['verdict']['nss_price_now'], d['verdict']['nss_us'])")"
+"$LDPROF" record -n 3 -o "$TMP/c.trace" "$prog" >/dev/null 2>&1
+"$LDPROF" report --json "$TMP/c.trace" >"$TMP/cr.json"
+expect_eq "report: the price measured at record and the calibration's" \
+	"$(json_eval "$TMP/cr.json" "'True %g %g' % (d['verdict']['nss_us'], d['verdict']['nss_calibrated_us'])")" \
+	"$(json_eval "$TMP/cr.json" "'%s %g %g' % (d['verdict']['nss_price_now'], d['verdict']['nss_us'], $cal)")"
+"$LDPROF" report "$TMP/c.trace" >"$TMP/cr.txt"
+check "report text: the note says it was measured after the runs" grep -q "measured after the runs; [0-9]* us at calibration" "$TMP/cr.txt"
 done_testing

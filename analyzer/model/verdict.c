@@ -559,18 +559,21 @@ static char *nss_note(const struct trace *t)
 {
 	const struct static_facts *sf = &t->static_side;
 	bool looked = t->forks_counted && t->image_nss;
-	char calls[96] = "", seen[160] = "";
+	char calls[96] = "", seen[224] = "", now[96] = "";
 
 	if (!sf->nss_calls && !looked)
 		return NULL;
 	if (sf->nss_calls)
 		snprintf(calls, sizeof calls, " calls %u NSS functions (%s, ...)", sf->nss_calls,
 			 sf->nss_example);
+	if (t->nss_price_now)
+		snprintf(now, sizeof now, " (measured after the runs; %.0f us at calibration)",
+			 t->nss_cal_us);
 	if (looked)
 		snprintf(seen, sizeof seen,
 			 "%s %u of its processes looked something up through NSS in a run, each "
-			 "first lookup priced %.0f us dearer dynamic",
-			 sf->nss_calls ? ";" : "", t->image_nss, t->model.nss_us);
+			 "first lookup priced %.0f us dearer dynamic%s",
+			 sf->nss_calls ? ";" : "", t->image_nss, t->model.nss_us, now);
 	return xasprintf("the program%s%s: a static glibc build has only the sources built "
 			 "into libc (files, dns) without the shared libc, and some static builds "
 			 "leave such lookups out (Debian's zsh-static does), so compare what the "

@@ -156,6 +156,9 @@ struct trace {
 	/* Its first process at exit, when the census saw it: whether it had allocated (a heap). */
 	bool heap_seen, image_heap;
 	bool fork_price_now; /* model.fork_* measured after the runs, not the calibration's */
+	/* It looked up through NSS: model.nss_us measured after the runs, in place of this. */
+	bool nss_price_now;
+	double nss_cal_us;
 	/* It unwound: model.fde_sort_* measured after the runs, in place of this calibration's. */
 	bool unwind_price_now;
 	double unwind_cal_price;

@@ -93,6 +93,7 @@ enum model_tag {
 	MODEL_TAG_CONTENDED_BLOCKS_PCT = 26, /* f64: the fit's figures made of contended runs, % */
 	MODEL_TAG_IMAGE_HEAP = 27, /* 1: its first process had a heap at its exit; 0: not */
 	MODEL_TAG_MALLOC_US = 28, /* f64: a first allocation's price, dynamic beyond static */
+	MODEL_TAG_NSS_PRICE_NOW = 29, /* f64: tag 25 measured after the runs, in place of this */
 };
 
 enum run_tag {
@@ -237,6 +238,8 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 			tlv_uint(b, MODEL_TAG_FORK_PRICE_NOW, 1);
 		tlv_uint(b, MODEL_TAG_IMAGE_NSS, t->image_nss);
 		tlv_f64(b, MODEL_TAG_NSS_US, m->nss_us);
+		if (t->nss_price_now)
+			tlv_f64(b, MODEL_TAG_NSS_PRICE_NOW, t->nss_cal_us);
 		if (t->heap_seen)
 			tlv_uint(b, MODEL_TAG_IMAGE_HEAP, t->image_heap);
 		tlv_f64(b, MODEL_TAG_MALLOC_US, m->malloc_us);
@@ -706,6 +709,10 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_MALLOC_US:
 		m->malloc_us = sane_price(val_f64(v));
 		break;
+	case MODEL_TAG_NSS_PRICE_NOW:
+		t->nss_cal_us = sane_price(val_f64(v));
+		t->nss_price_now = true;
+		break;
 	}
 	return !v->bad;
 }
@@ -853,6 +860,7 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		t->image_forks = t->image_vforks = t->image_nss = 0;
 		t->heap_seen = t->image_heap = false;
 		t->fork_price_now = false;
+		t->nss_price_now = false;
 		t->static_side.fork_lazy = false;
 		for (size_t i = 0; i < t->nobj; i++)
 			t->obj[i].have_feat = false;
