@@ -58,7 +58,7 @@ static void test_roundtrip(void)
 	t.model.fork_fixed_us = 71.5, t.model.fork_per_object_us = 3.625, t.fork_price_now = true;
 	t.model.fork_lazy_fixed_us = 151.5, t.model.fork_lazy_per_object_us = 14.25;
 	t.static_side.fork_lazy = true;
-	t.image_nss = 2, t.model.nss_us = 187.25;
+	t.image_nss = 2, t.model.nss_us = 187.25, t.nss_price_now = true, t.nss_cal_us = 147.5;
 	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
@@ -85,6 +85,7 @@ static void test_roundtrip(void)
 	CHECK(u.model.fork_lazy_fixed_us == 151.5 && u.model.fork_lazy_per_object_us == 14.25);
 	CHECK(u.static_side.fork_lazy);
 	CHECK(u.image_nss == 2 && u.model.nss_us == 187.25);
+	CHECK(u.nss_price_now && u.nss_cal_us == 147.5);
 
 	char *a = report_json(&t), *c = report_json(&u);
 	CHECK(a && c && !strcmp(a, c));
