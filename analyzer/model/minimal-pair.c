@@ -61,7 +61,7 @@ int calib_sh(const char *cmd, struct errbuf *err)
 	return 0;
 }
 
-int calib_run_timed(const char *dir, const char *prog, const char *arg, double *us,
+int calib_run_timed(const char *dir, const char *prog, const char *arg, double *us, long *preempted,
 		    struct errbuf *err)
 {
 	char *path = xasprintf("%s/%s", dir, prog), *qp = sh_quote(path);
@@ -75,6 +75,8 @@ int calib_run_timed(const char *dir, const char *prog, const char *arg, double *
 	}
 	if (fscanf(p, "%lf", us) != 1 || !(*us > 0))
 		r = set_err(err, EIO, "%s: no time in its output", path);
+	else if (preempted && (fscanf(p, "%ld", preempted) != 1 || *preempted < 0))
+		*preempted = 0;
 	st = pclose(p);
 	if (!r && st)
 		r = set_err(err, ECHILD, "%s: failed (status %d)", path, st);

@@ -33,9 +33,11 @@ int calib_sh(const char *cmd, struct errbuf *err);
 
 /*
  * Run dir/prog arg (a calibration program that times itself) and read the
- * time it prints, us: 0, or -errno with err set (it failed, or printed none).
+ * time it prints, us, and when preempted is not NULL the involuntary
+ * context switches it prints after it (0 when it prints none): 0, or
+ * -errno with err set (it failed, or printed no time).
  */
-int calib_run_timed(const char *dir, const char *prog, const char *arg, double *us,
+int calib_run_timed(const char *dir, const char *prog, const char *arg, double *us, long *preempted,
 		    struct errbuf *err);
 
 /*
