@@ -73,22 +73,7 @@ int unwind_build(const char *dir, bool quick, struct errbuf *err)
 	return r;
 }
 
-/*
- * The fewest runs of each side, not preempted, from which the pair's
- * difference is taken on a busy machine.
- */
-#define UNWIND_CALM_MIN 30
-
-/*
- * The difference, its median and CI, into d: on a busy machine (half the
- * runs of either side preempted, sched-state.h) that of the two sides'
- * runs no other task preempted, since the longer side is preempted more
- * often and a preemption adds a busy task's whole turn (3 to 7 ms here)
- * to a run of 1 to 3: beside two busy loops the pair's difference came out
- * 70% above the quiet machine's, and the C++ fixture's verdict 32% under
- * its measured saving. false when too few runs escaped.
- */
-static bool pair_difference(const struct trace t[2], struct interval *d)
+bool unwind_pair_difference(const struct trace *t, struct interval *d)
 {
 	struct sched_state ss[2];
 	struct compare c;
@@ -139,7 +124,7 @@ int unwind_measure(const struct profile_opts *o, unsigned runs, const char *prog
 		double per = n * log2(n);
 		struct interval d;
 		up->fdes = n;
-		bool calm = pair_difference(t, &d);
+		bool calm = unwind_pair_difference(t, &d);
 		up->busy += !calm;
 		if (calm && d.lo > 0 && up->n < UNWIND_PASSES) {
 			up->lo[up->n] = d.lo / per;

@@ -18,6 +18,7 @@
 #include "model/analyze.h"
 #include "model/calibrate-machine.h"
 #include "model/calibrate-unwind.h"
+#include "model/compare.h"
 #include "model/model.h"
 #include "model/static-side.h"
 #include "render/render.h"
@@ -542,6 +543,39 @@ static void test_unwind_prices(void)
 	CHECK(m.fde_sort_us == d.fde_sort_us && m.fde_sort_hi == 0 && m.fde_floor == 0);
 }
 
+/* n plain runs: the first calm of them at calm_us (+ i % 5), the rest preempted at held_us. */
+static void fake_runs(struct trace *t, size_t n, size_t calm, double calm_us, double held_us)
+{
+	memset(t, 0, sizeof *t);
+	t->tsc_hz = 1e6;
+	t->run = calloc(n, sizeof *t->run);
+	t->nrun = n;
+	for (size_t i = 0; i < n; i++) {
+		t->run[i].exec_ts = 1000;
+		double us = i < calm ? calm_us + (double)(i % 5) : held_us;
+		t->run[i].reap_ts = 1000 + (uint64_t)us;
+		t->run[i].usage.nivcsw = i < calm ? 0 : 1;
+	}
+}
+
+/* On a busy machine the unwind pair's difference is its calm runs'. */
+static void test_unwind_busy(void)
+{
+	struct trace t[2];
+	struct interval d;
+
+	fake_runs(&t[0], 100, 40, 1000, 6000);
+	fake_runs(&t[1], 100, 30, 2000, 8000);
+	CHECK(unwind_pair_difference(t, &d));
+	CHECK_NEAR(d.median, 1000, 1e-6);
+	CHECK(d.lo <= 1000 && d.hi >= 1000 && d.hi - d.lo < 10);
+	free(t[1].run);
+	fake_runs(&t[1], 100, UNWIND_CALM_MIN - 1, 2000, 8000);
+	CHECK(!unwind_pair_difference(t, &d));
+	free(t[0].run);
+	free(t[1].run);
+}
+
 int main(void)
 {
 	test_lazy_binding();
@@ -550,6 +584,7 @@ int main(void)
 	test_unlinked_constructor();
 	test_can_say_dont();
 	test_first_unwind();
+	test_unwind_busy();
 	test_model_error();
 	test_fault_drift();
 	test_forks();
