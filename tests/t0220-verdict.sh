@@ -156,6 +156,14 @@ for o in objs:
 		chain.append(pc)
 print(erratic)' "$TMP/frames")" "$(json_eval "$TMP/cxx-run.json" "d['verdict']['static_fdes_erratic']")"
 
+# A recorded trace carries the static side: report's verdict subtracts the
+# same first unwind, at the price measured when it was recorded.
+"$LDPROF" record -n 3 -o "$TMP/cxx.trace" "$M/dyn-cxx" throw >/dev/null 2>&1
+"$LDPROF" report --json "$TMP/cxx.trace" >"$TMP/cxx-report.json"
+expect_eq "report of a recorded throw: the same FDEs, the unwind subtracted at a price measured after the runs" \
+	"$(json_eval "$TMP/cxx-run.json" "'%d %d True' % (d['verdict']['static_fdes'], d['verdict']['static_fdes_erratic'])")" \
+	"$(json_eval "$TMP/cxx-report.json" "'%d %d %s' % (d['verdict']['static_fdes'], d['verdict']['static_fdes_erratic'], d['verdict']['parts_us']['static_first_unwind'] < 0 and d['verdict']['unwind_price_now'])")"
+
 # -s stores the pairs' RMS error with the calibration (a copy of it here).
 cp "$LDPROF_CALIBRATION" "$TMP/cal"
 LDPROF_CALIBRATION=$TMP/cal LDPROF=$LDPROF "$TOP/tools/validate-verdict" -n 30 -t 100 -s \

@@ -94,6 +94,11 @@ enum model_tag {
 	MODEL_TAG_IMAGE_HEAP = 27, /* 1: its first process had a heap at its exit; 0: not */
 	MODEL_TAG_MALLOC_US = 28, /* f64: a first allocation's price, dynamic beyond static */
 	MODEL_TAG_NSS_PRICE_NOW = 29, /* f64: tag 25 measured after the runs, in place of this */
+	MODEL_TAG_STATIC_FACTS = 30, /* seven uint fields: a static build's IFUNCs and FDEs */
+	MODEL_TAG_STATIC_KEPT = 31,  /* 1: tag 30's kept FDEs replayed through the archives */
+	MODEL_TAG_UNWINDER = 32,     /* the object that defines _Unwind_Find_FDE */
+	MODEL_TAG_FDE_SORT_US = 33,  /* four f64 fields: the sort's price, its low, high, floor */
+	MODEL_TAG_UNWIND_PRICE_NOW = 34, /* f64: tag 33 measured after the runs, in place of this */
 };
 
 enum run_tag {
@@ -194,6 +199,31 @@ static void encode_features(const struct trace_object *o, struct bbuf *b)
 	tlv_nested(b, OBJ_ADVICE, &adv);
 }
 
+/* The static side's facts (static-facts.h), so that a report's verdict is the run's. */
+static void encode_static_side(const struct trace *t, struct bbuf *b)
+{
+	const struct static_facts *sf = &t->static_side;
+	const struct model_coefs *m = &t->model;
+	const uint32_t facts[] = {sf->ifunc_bound,	sf->ifunc_extra,      sf->fdes,
+				  sf->fdes_erratic,	sf->fdes_erratic_own, sf->fdes_runtime_kept,
+				  sf->fdes_erratic_kept};
+
+	if (!sf->known)
+		return;
+	for (size_t i = 0; i < sizeof facts / sizeof *facts; i++)
+		tlv_uint(b, MODEL_TAG_STATIC_FACTS, facts[i]);
+	if (sf->have_kept)
+		tlv_uint(b, MODEL_TAG_STATIC_KEPT, 1);
+	if (sf->have_unwinder)
+		tlv_uint(b, MODEL_TAG_UNWINDER, sf->unwinder);
+	tlv_f64(b, MODEL_TAG_FDE_SORT_US, m->fde_sort_us);
+	tlv_f64(b, MODEL_TAG_FDE_SORT_US, m->fde_sort_lo);
+	tlv_f64(b, MODEL_TAG_FDE_SORT_US, m->fde_sort_hi);
+	tlv_f64(b, MODEL_TAG_FDE_SORT_US, m->fde_floor);
+	if (t->unwind_price_now)
+		tlv_f64(b, MODEL_TAG_UNWIND_PRICE_NOW, t->unwind_cal_price);
+}
+
 void tf_encode_model(const struct trace *t, struct bbuf *b)
 {
 	const struct model_coefs *m = &t->model;
@@ -244,6 +274,7 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 			tlv_uint(b, MODEL_TAG_IMAGE_HEAP, t->image_heap);
 		tlv_f64(b, MODEL_TAG_MALLOC_US, m->malloc_us);
 	}
+	encode_static_side(t, b);
 }
 
 static void encode_object(const struct trace_object *o, struct bbuf *b)
@@ -602,8 +633,47 @@ static uint32_t count32(uint64_t x)
 
 /* How many of the repeated MODEL fields came so far. */
 struct model_repeats {
-	int fixed, fork, fork_lazy;
+	int fixed, fork, fork_lazy, facts, fde_sort;
 };
+
+/* Tags 30 to 34: the static side's facts; false for another tag. */
+static bool decode_static_field(unsigned tag, struct cursor *v, struct trace *t,
+				struct model_repeats *rep)
+{
+	struct static_facts *sf = &t->static_side;
+	struct model_coefs *m = &t->model;
+	uint32_t *facts[] = {&sf->ifunc_bound,	    &sf->ifunc_extra,	   &sf->fdes,
+			     &sf->fdes_erratic,	    &sf->fdes_erratic_own, &sf->fdes_runtime_kept,
+			     &sf->fdes_erratic_kept};
+	double *sort[] = {&m->fde_sort_us, &m->fde_sort_lo, &m->fde_sort_hi, &m->fde_floor};
+	uint64_t x;
+
+	switch (tag) {
+	case MODEL_TAG_STATIC_FACTS:
+		if (rep->facts < (int)(sizeof facts / sizeof *facts))
+			*facts[rep->facts++] = count32(val_uint(v));
+		sf->known = true;
+		return true;
+	case MODEL_TAG_STATIC_KEPT:
+		sf->have_kept = val_uint(v) == 1;
+		return true;
+	case MODEL_TAG_UNWINDER:
+		x = val_uint(v);
+		sf->have_unwinder = x < UINT32_MAX; /* the verdict checks it against nobj */
+		sf->unwinder = count32(x);
+		return true;
+	case MODEL_TAG_FDE_SORT_US:
+		if (rep->fde_sort < 4)
+			*sort[rep->fde_sort++] = sane_price(val_f64(v));
+		return true;
+	case MODEL_TAG_UNWIND_PRICE_NOW:
+		t->unwind_cal_price = sane_price(val_f64(v));
+		t->unwind_price_now = true;
+		return true;
+	default:
+		return false;
+	}
+}
 
 static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 			       struct tf_decode_state *st, struct model_repeats *rep)
@@ -712,6 +782,9 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_NSS_PRICE_NOW:
 		t->nss_cal_us = sane_price(val_f64(v));
 		t->nss_price_now = true;
+		break;
+	default:
+		decode_static_field(tag, v, t, rep);
 		break;
 	}
 	return !v->bad;
@@ -861,7 +934,8 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		t->heap_seen = t->image_heap = false;
 		t->fork_price_now = false;
 		t->nss_price_now = false;
-		t->static_side.fork_lazy = false;
+		t->unwind_price_now = false;
+		memset(&t->static_side, 0, sizeof t->static_side);
 		for (size_t i = 0; i < t->nobj; i++)
 			t->obj[i].have_feat = false;
 	}

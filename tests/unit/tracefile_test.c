@@ -59,6 +59,14 @@ static void test_roundtrip(void)
 	t.model.fork_lazy_fixed_us = 151.5, t.model.fork_lazy_per_object_us = 14.25;
 	t.static_side.fork_lazy = true;
 	t.image_nss = 2, t.model.nss_us = 187.25, t.nss_price_now = true, t.nss_cal_us = 147.5;
+	/* A static build's facts: its IFUNCs and the FDEs its first unwind sorts, and the price. */
+	t.static_side.known = true, t.static_side.ifunc_bound = 30, t.static_side.ifunc_extra = 6;
+	t.static_side.fdes = 20000, t.static_side.fdes_erratic = 11362;
+	t.static_side.fdes_erratic_own = 5000, t.static_side.have_kept = true;
+	t.static_side.fdes_runtime_kept = 4000, t.static_side.fdes_erratic_kept = 9000;
+	t.static_side.have_unwinder = true, t.static_side.unwinder = 1;
+	t.model.fde_sort_us = 0.0195, t.model.fde_sort_lo = 0.0135, t.model.fde_sort_hi = 0.0197;
+	t.model.fde_floor = 998, t.unwind_price_now = true, t.unwind_cal_price = 0.0257;
 	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
@@ -86,6 +94,14 @@ static void test_roundtrip(void)
 	CHECK(u.static_side.fork_lazy);
 	CHECK(u.image_nss == 2 && u.model.nss_us == 187.25);
 	CHECK(u.nss_price_now && u.nss_cal_us == 147.5);
+	CHECK(u.static_side.known && u.static_side.ifunc_bound == 30 && u.static_side.ifunc_extra == 6);
+	CHECK(u.static_side.fdes == 20000 && u.static_side.fdes_erratic == 11362);
+	CHECK(u.static_side.fdes_erratic_own == 5000 && u.static_side.have_kept);
+	CHECK(u.static_side.fdes_runtime_kept == 4000 && u.static_side.fdes_erratic_kept == 9000);
+	CHECK(u.static_side.have_unwinder && u.static_side.unwinder == 1);
+	CHECK(u.model.fde_sort_us == 0.0195 && u.model.fde_sort_lo == 0.0135);
+	CHECK(u.model.fde_sort_hi == 0.0197 && u.model.fde_floor == 998);
+	CHECK(u.unwind_price_now && u.unwind_cal_price == 0.0257);
 
 	char *a = report_json(&t), *c = report_json(&u);
 	CHECK(a && c && !strcmp(a, c));
