@@ -184,6 +184,37 @@ static void count_forks(const struct profile_opts *o, size_t n, struct trace *tr
 }
 
 /*
+ * What a trace did that a price measured after the runs is for: forked,
+ * looked something up through NSS, unwound. Each is asked of every trace
+ * before the measurement, and of each trace again before applying it.
+ */
+static bool forked(const struct trace *t)
+{
+	return t->forks_counted && t->image_forks;
+}
+
+static bool looked_up(const struct trace *t)
+{
+	return t->forks_counted && t->image_nss;
+}
+
+static bool unwound(const struct trace *t)
+{
+	return !t->is_static && static_side_unwound(t);
+}
+
+/* Whether any of the traces did it, and a calibrated run can measure its price now. */
+static bool price_wanted(const char *dir, size_t n, const struct trace *traces,
+			 bool (*did)(const struct trace *))
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= did(&traces[i]);
+	return any && dir && !interrupt_requested();
+}
+
+/*
  * When a program forked: the fork programs (model/calibrate-fork.h), built
  * and run now in the pair's directory, for the price in the machine's
  * present state. The calibration's moved from 69 to 149 us with libc alone
@@ -193,12 +224,9 @@ static void count_forks(const struct profile_opts *o, size_t n, struct trace *tr
 static int price_forks_now(const char *dir, size_t n, const struct trace *traces,
 			   struct fork_price *now, bool *measured, struct errbuf *err)
 {
-	bool forked = false;
 	int r;
 
-	for (size_t i = 0; i < n; i++)
-		forked |= traces[i].forks_counted && traces[i].image_forks;
-	if (!forked || !dir || interrupt_requested())
+	if (!price_wanted(dir, n, traces, forked))
 		return 0;
 	if (!(r = fork_build(dir, err)))
 		r = fork_measure(dir, false, now, err);
@@ -208,7 +236,7 @@ static int price_forks_now(const char *dir, size_t n, const struct trace *traces
 
 static void fork_price_apply(struct trace *t, const struct fork_price *now)
 {
-	if (!t->forks_counted || !t->image_forks)
+	if (!forked(t))
 		return;
 	t->fork_price_now = true;
 	fork_price_store(now, &t->model);
@@ -225,12 +253,9 @@ static void fork_price_apply(struct trace *t, const struct fork_price *now)
 static int price_nss_now(const char *dir, size_t n, const struct trace *traces, double *now,
 			 bool *measured, struct errbuf *err)
 {
-	bool looked = false;
 	int r;
 
-	for (size_t i = 0; i < n; i++)
-		looked |= traces[i].forks_counted && traces[i].image_nss;
-	if (!looked || !dir || interrupt_requested())
+	if (!price_wanted(dir, n, traces, looked_up))
 		return 0;
 	if (!(r = nss_build(dir, err)))
 		r = nss_measure(dir, false, now, err);
@@ -240,7 +265,7 @@ static int price_nss_now(const char *dir, size_t n, const struct trace *traces, 
 
 static void nss_price_apply(struct trace *t, double now)
 {
-	if (!t->forks_counted || !t->image_nss)
+	if (!looked_up(t))
 		return;
 	t->nss_price_now = true;
 	t->nss_cal_us = t->model.nss_us;
@@ -262,13 +287,10 @@ static int price_unwind_now(const struct profile_opts *o, const char *dir, size_
 			    struct errbuf *err)
 {
 	struct unwind_prices up = {0};
-	bool unwound = false;
 	char *prog;
 	int r;
 
-	for (size_t i = 0; i < n; i++)
-		unwound |= !traces[i].is_static && static_side_unwound(&traces[i]);
-	if (!unwound || !dir || interrupt_requested())
+	if (!price_wanted(dir, n, traces, unwound))
 		return 0;
 	if ((r = unwind_build(dir, false, err)))
 		return r;
@@ -289,22 +311,26 @@ static int price_unwind_now(const struct profile_opts *o, const char *dir, size_
 
 static void unwind_price_apply(struct trace *t, const struct model_coefs *now)
 {
-	if (t->is_static || !static_side_unwound(t))
-		return;
 	struct model_coefs *m = &t->model;
-	/*
-	 * One pass's CI is narrow; the calibration's passes spread over minutes,
-	 * as runs do: their range widens it (uncalibrated, NAN: fmin and fmax keep the CI).
-	 */
-	double cal = m->fde_sort_us > 0 ? m->fde_sort_us : NAN;
-	double down = m->fde_sort_lo > 0 ? m->fde_sort_lo / cal : 1;
-	double up = m->fde_sort_hi > 0 ? m->fde_sort_hi / cal : 1;
 
+	if (!unwound(t))
+		return;
 	t->unwind_price_now = true;
 	t->unwind_cal_price = m->fde_sort_us;
+	/*
+	 * One pass's CI is narrow; the calibration's passes spread over
+	 * minutes, as runs do: their range, relative to their median, widens it.
+	 */
+	if (m->fde_sort_us > 0 && m->fde_sort_lo > 0 && m->fde_sort_hi > 0) {
+		m->fde_sort_lo =
+			fmin(now->fde_sort_lo, now->fde_sort_us * m->fde_sort_lo / m->fde_sort_us);
+		m->fde_sort_hi =
+			fmax(now->fde_sort_hi, now->fde_sort_us * m->fde_sort_hi / m->fde_sort_us);
+	} else {
+		m->fde_sort_lo = now->fde_sort_lo;
+		m->fde_sort_hi = now->fde_sort_hi;
+	}
 	m->fde_sort_us = now->fde_sort_us;
-	m->fde_sort_lo = fmin(now->fde_sort_lo, now->fde_sort_us * down);
-	m->fde_sort_hi = fmax(now->fde_sort_hi, now->fde_sort_us * up);
 }
 
 int model_profile_programs(const struct profile_opts *o, size_t n, const struct profile_cmd *cmds,
