@@ -58,19 +58,34 @@ expect_eq "report: the same lookups at the same price" \
 # calibrate times, built and run now), the calibration's kept beside it,
 # and both travel with a recorded trace.
 use_calibration
+# A machine too busy to time the pair (make check runs two tests at once)
+# gets the warning, and the calibration's price: that is checked instead.
+cal=$(awk '$1 == "nss_us" { print $2 }' "$LDPROF_CALIBRATION")
+busy="could not be measured now"
+priced_now() { # JSON file, stderr file: "True" when priced as the warning says
+	if grep -q "first lookup through NSS $busy" "$2"; then
+		json_eval "$1" "str((lambda v: not v['nss_price_now'] and abs(v['nss_us'] - $cal) < 1e-6 and abs(v['parts_us']['nss_lookups'] - 2 * v['nss_us']) < 1e-6)(d['verdict']))"
+	else
+		json_eval "$1" "str((lambda v: v['nss_price_now'] and v['nss_us'] > 0 and abs(v['nss_calibrated_us'] - $cal) < 1e-6 and abs(v['parts_us']['nss_lookups'] - 2 * v['nss_us']) < 1e-6)(d['verdict']))"
+	fi
+}
 "$LDPROF" -n 3 --no-overhead --json "$prog" >"$TMP/c.json" 2>"$TMP/c.err"
 check "calibrated: runs" test $? -eq 0
-cal=$(awk '$1 == "nss_us" { print $2 }' "$LDPROF_CALIBRATION")
 expect_eq "calibrated: the price measured now, the calibration's beside it, the saving adds it" "True" \
-	"$(json_eval "$TMP/c.json" "str((lambda v: v['nss_price_now'] and v['nss_us'] > 0 and abs(v['nss_calibrated_us'] - $cal) < 1e-6 and abs(v['parts_us']['nss_lookups'] - 2 * v['nss_us']) < 1e-6)(d['verdict']))")"
+	"$(priced_now "$TMP/c.json" "$TMP/c.err")"
 "$LDPROF" -n 3 --no-overhead --json "$prog" none >"$TMP/cn.json" 2>"$TMP/cn.err"
 expect_eq "calibrated, no lookup: the calibration's price, not measured" "False True" \
 	"$(json_eval "$TMP/cn.json" "'%s %s' % (d['verdict']['nss_price_now'], abs(d['verdict']['nss_us'] - $cal) < 1e-6)")"
-"$LDPROF" record -n 3 -o "$TMP/c.trace" "$prog" >/dev/null 2>&1
+"$LDPROF" record -n 3 -o "$TMP/c.trace" "$prog" >/dev/null 2>"$TMP/cr.err"
 "$LDPROF" report --json "$TMP/c.trace" >"$TMP/cr.json"
-expect_eq "report: the price measured at record, the lookups priced at it, the calibration's beside it" \
-	"True True True" \
-	"$(json_eval "$TMP/cr.json" "(lambda v: '%s %s %s' % (v['nss_price_now'], v['nss_us'] > 0 and abs(v['parts_us']['nss_lookups'] - 2 * v['nss_us']) < 1e-6, abs(v['nss_calibrated_us'] - $cal) < 1e-6))(d['verdict'])")"
+expect_eq "report: priced as at record, the calibration's beside a price measured then" "True" \
+	"$(priced_now "$TMP/cr.json" "$TMP/cr.err")"
 "$LDPROF" report "$TMP/c.trace" >"$TMP/cr.txt"
-check "report text: the note says it was measured after the runs" grep -q "measured after the runs; [0-9]* us at calibration" "$TMP/cr.txt"
+if grep -q "first lookup through NSS $busy" "$TMP/cr.err"; then
+	check "report text: the note does not claim a price measured after the runs" \
+		sh -c '! grep -q "measured after the runs; [0-9]* us at calibration" "$1"' sh "$TMP/cr.txt"
+else
+	check "report text: the note says it was measured after the runs" \
+		grep -q "measured after the runs; [0-9]* us at calibration" "$TMP/cr.txt"
+fi
 done_testing

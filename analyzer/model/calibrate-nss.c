@@ -60,14 +60,21 @@ int nss_build(const char *dir, struct errbuf *err)
 	return r;
 }
 
+/*
+ * Rounds go on past the count wanted while others were preempted, up to
+ * ROUNDS_TRIES times it, so that a machine busy for a moment (make check
+ * runs two tests at once) still gives the price measured now.
+ */
+#define ROUNDS_TRIES 3
+
 int nss_measure(const char *dir, bool quick, double *us, struct errbuf *err)
 {
-	size_t rounds = quick ? ROUNDS_QUICK : ROUNDS, k = 0;
+	size_t rounds = quick ? ROUNDS_QUICK : ROUNDS, k = 0, i;
 	double diff[ROUNDS], st, dyn;
 	long pst = 0, pdyn = 0;
 	int r = 0;
 
-	for (size_t i = 0; i < rounds && !r; i++) {
+	for (i = 0; i < ROUNDS_TRIES * rounds && k < rounds && !r; i++) {
 		r = calib_run_timed(dir, "nss-static", "", &st, &pst, err);
 		if (!r)
 			r = calib_run_timed(dir, "nss-dynamic", "", &dyn, &pdyn, err);
@@ -85,7 +92,7 @@ int nss_measure(const char *dir, bool quick, double *us, struct errbuf *err)
 		r = set_err(err, EAGAIN,
 			    "the machine is busy: another task preempted the lookup in %zu of %zu "
 			    "rounds",
-			    rounds - k, rounds);
+			    i - k, i);
 	if (!r)
 		*us = fmax(0, median_picked(diff, NULL, k, diff));
 	return r;
