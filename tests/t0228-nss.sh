@@ -58,8 +58,8 @@ expect_eq "report: the same lookups at the same price" \
 # calibrate times, built and run now), the calibration's kept beside it,
 # and both travel with a recorded trace.
 use_calibration
-# A machine too busy to time the pair (make check runs two tests at once)
-# gets the warning, and the calibration's price: that is checked instead.
+# A machine too busy to time the pair (a shared CI runner: a clean-clone CI's
+# record once could not) gets the warning, and the calibration's price: that is checked instead.
 cal=$(awk '$1 == "nss_us" { print $2 }' "$LDPROF_CALIBRATION")
 busy="could not be measured now"
 priced_now() { # JSON file, stderr file: "True" when priced as the warning says

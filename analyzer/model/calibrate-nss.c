@@ -62,8 +62,8 @@ int nss_build(const char *dir, struct errbuf *err)
 
 /*
  * Rounds go on past the count wanted while others were preempted, up to
- * ROUNDS_TRIES times it, so that a machine busy for a moment (make check
- * runs two tests at once) still gives the price measured now.
+ * ROUNDS_TRIES times it, so that a machine busy for a moment (a shared
+ * CI runner) still gives the price measured now.
  */
 #define ROUNDS_TRIES 3
 
