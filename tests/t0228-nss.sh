@@ -58,17 +58,38 @@ expect_eq "report: the same lookups at the same price" \
 # calibrate times, built and run now), the calibration's kept beside it,
 # and both travel with a recorded trace.
 use_calibration
-# A machine too busy to time the pair (a shared CI runner: a clean-clone CI's
-# record once could not) gets the warning, and the calibration's price: that is checked instead.
-cal=$(awk '$1 == "nss_us" { print $2 }' "$LDPROF_CALIBRATION")
+# A machine too busy to time the pair now (a shared CI runner: a clean-clone
+# CI's record once could not) gets the warning and the calibration's price:
+# that is checked instead. A calibration that could not time the pair
+# stores no price: the built-in one stands in (cal), and the JSON's
+# nss_calibrated_us is null.
+builtin=$(json_eval "$TMP/j" "d['verdict']['nss_us']")
 busy="could not be measured now"
+calibration_nss() { # CALIBRATION: cal and cal_is, the price and the test of nss_calibrated_us
+	cal=$(awk '$1 == "nss_us" { print $2 }' "$1")
+	if [ -n "$cal" ]; then
+		cal_is="abs(v['nss_calibrated_us'] - $cal) < 1e-6"
+	else
+		cal=$builtin cal_is="v['nss_calibrated_us'] is None"
+	fi
+}
 priced_now() { # JSON file, stderr file: "True" when priced as the warning says
 	if grep -q "first lookup through NSS $busy" "$2"; then
 		json_eval "$1" "str((lambda v: not v['nss_price_now'] and abs(v['nss_us'] - $cal) < 1e-6 and abs(v['parts_us']['nss_lookups'] - 2 * v['nss_us']) < 1e-6)(d['verdict']))"
 	else
-		json_eval "$1" "str((lambda v: v['nss_price_now'] and v['nss_us'] > 0 and abs(v['nss_calibrated_us'] - $cal) < 1e-6 and abs(v['parts_us']['nss_lookups'] - 2 * v['nss_us']) < 1e-6)(d['verdict']))"
+		json_eval "$1" "str((lambda v: v['nss_price_now'] and v['nss_us'] > 0 and $cal_is and abs(v['parts_us']['nss_lookups'] - 2 * v['nss_us']) < 1e-6)(d['verdict']))"
 	fi
 }
+note_says() { # TEXT, record's stderr: the note as the price was set
+	if grep -q "first lookup through NSS $busy" "$2"; then
+		sh -c '! grep -q "measured after the runs" "$1"' sh "$1"
+	elif [ -z "$(awk '$1 == "nss_us"' "$LDPROF_CALIBRATION")" ]; then
+		grep -q "measured after the runs; the calibration has none" "$1"
+	else
+		grep -q "measured after the runs; [0-9]* us at calibration" "$1"
+	fi
+}
+calibration_nss "$LDPROF_CALIBRATION"
 "$LDPROF" -n 3 --no-overhead --json "$prog" >"$TMP/c.json" 2>"$TMP/c.err"
 check "calibrated: runs" test $? -eq 0
 expect_eq "calibrated: the price measured now, the calibration's beside it, the saving adds it" "True" \
@@ -81,11 +102,16 @@ expect_eq "calibrated, no lookup: the calibration's price, not measured" "False 
 expect_eq "report: priced as at record, the calibration's beside a price measured then" "True" \
 	"$(priced_now "$TMP/cr.json" "$TMP/cr.err")"
 "$LDPROF" report "$TMP/c.trace" >"$TMP/cr.txt"
-if grep -q "first lookup through NSS $busy" "$TMP/cr.err"; then
-	check "report text: the note does not claim a price measured after the runs" \
-		sh -c '! grep -q "measured after the runs; [0-9]* us at calibration" "$1"' sh "$TMP/cr.txt"
-else
-	check "report text: the note says it was measured after the runs" \
-		grep -q "measured after the runs; [0-9]* us at calibration" "$TMP/cr.txt"
-fi
+check "report text: the note says where the price came from" note_says "$TMP/cr.txt" "$TMP/cr.err"
+
+# The same with a calibration that has no NSS price of its own.
+grep -v '^nss_us ' "$LDPROF_CALIBRATION" >"$TMP/cal-none"
+LDPROF_CALIBRATION=$TMP/cal-none
+calibration_nss "$LDPROF_CALIBRATION"
+"$LDPROF" record -n 3 -o "$TMP/b.trace" "$prog" >/dev/null 2>"$TMP/b.err"
+"$LDPROF" report --json "$TMP/b.trace" >"$TMP/b.json"
+expect_eq "no price in the calibration: the built-in one, replaced by one measured now, null beside it" "True" \
+	"$(priced_now "$TMP/b.json" "$TMP/b.err")"
+"$LDPROF" report "$TMP/b.trace" >"$TMP/b.txt"
+check "and the note says the calibration has none" note_says "$TMP/b.txt" "$TMP/b.err"
 done_testing

@@ -78,8 +78,9 @@ static void print_text(const struct calib_result *r, const char *stored)
 	       "per more library; a child binding its first call lazily, %.1f and %.2f more\n",
 	       m->fork_fixed_us, m->fork_per_object_us, m->fork_lazy_fixed_us,
 	       m->fork_lazy_per_object_us);
-	printf("a process's first lookup through NSS (getpwuid), dynamic beyond static: %.1f us\n",
-	       m->nss_us);
+	printf("a process's first lookup through NSS (getpwuid), dynamic beyond static: %.1f "
+	       "us%s\n",
+	       m->nss_us, m->nss_builtin ? " (built in: the pair could not be timed)" : "");
 	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest\n",
 	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us);
 	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
@@ -156,6 +157,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, "fork_lazy_fixed_us", m->fork_lazy_fixed_us);
 	json_num(&j, "fork_lazy_per_object_us", m->fork_lazy_per_object_us);
 	json_num(&j, "nss_us", m->nss_us);
+	json_bool(&j, "nss_builtin", m->nss_builtin);
 	json_num(&j, "fde_sort_us", m->fde_sort_us);
 	json_num(&j, "fde_floor", m->fde_floor);
 	json_arr_open(&j, "fde_sort_range");

@@ -606,13 +606,17 @@ static int measure_nss(const struct calib_opts *o, struct calib_result *res)
 	struct errbuf err;
 	int r = nss_measure(res->workdir, o->quick, &res->coefs.nss_us, &err);
 
-	/* Busy: the built-in price, as uncalibrated; the rest of the calibration stands. */
+	/*
+	 * Busy: the built-in price, as uncalibrated, and not stored as the
+	 * calibration's; the rest of the calibration stands.
+	 */
 	if (r == -EAGAIN) {
 		struct model_coefs d;
 		model_defaults(&d);
 		res->coefs.nss_us = d.nss_us;
-		warn_msg("the NSS pair: %s: the built-in price (%.1f us) stands in", err.msg,
-			 d.nss_us);
+		res->coefs.nss_builtin = true;
+		warn_msg("the NSS pair: %s: the built-in price (%.1f us) stands in, not stored",
+			 err.msg, d.nss_us);
 		return 0;
 	}
 	if (r)

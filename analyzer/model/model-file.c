@@ -174,7 +174,7 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	if (m->fork_lazy_fixed_us > 0 || m->fork_lazy_per_object_us > 0)
 		fprintf(f, "fork_lazy_us %.9g %.9g\n", m->fork_lazy_fixed_us,
 			m->fork_lazy_per_object_us);
-	if (m->nss_us > 0)
+	if (m->nss_us > 0 && !m->nss_builtin)
 		fprintf(f, "nss_us %.9g\n", m->nss_us);
 	if (m->malloc_us >= 0)
 		fprintf(f, "malloc_us %.9g\n", m->malloc_us);
@@ -403,7 +403,7 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 		m->fork_lazy_fixed_us = d.fork_lazy_fixed_us,
 		m->fork_lazy_per_object_us = d.fork_lazy_per_object_us;
 	if (m->nss_us < 0)
-		m->nss_us = d.nss_us;
+		m->nss_us = d.nss_us, m->nss_builtin = true;
 	if (m->malloc_us < 0)
 		m->malloc_us = d.malloc_us;
 	m->valid = m->calibrated = true;

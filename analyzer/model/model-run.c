@@ -268,7 +268,8 @@ static void nss_price_apply(struct trace *t, double now)
 	if (!looked_up(t))
 		return;
 	t->nss_price_now = true;
-	t->nss_cal_us = t->model.nss_us;
+	/* 0: the calibration has no price of its own (model-coefs.h). */
+	t->nss_cal_us = t->model.nss_builtin ? 0 : t->model.nss_us;
 	t->model.nss_us = now;
 }
 

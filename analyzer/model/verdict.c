@@ -566,9 +566,11 @@ static char *nss_note(const struct trace *t)
 	if (sf->nss_calls)
 		snprintf(calls, sizeof calls, " calls %u NSS functions (%s, ...)", sf->nss_calls,
 			 sf->nss_example);
-	if (t->nss_price_now)
+	if (t->nss_price_now && t->nss_cal_us > 0)
 		snprintf(now, sizeof now, " (measured after the runs; %.0f us at calibration)",
 			 t->nss_cal_us);
+	else if (t->nss_price_now)
+		snprintf(now, sizeof now, " (measured after the runs; the calibration has none)");
 	if (looked)
 		snprintf(seen, sizeof seen,
 			 "%s %u of its processes looked something up through NSS in a run, each "

@@ -451,8 +451,10 @@ static void verdict(struct json *j, const struct report *rep)
 			json_int(j, "image_nss", rep->t->image_nss);
 			json_num(j, "nss_us", rep->t->model.nss_us);
 			json_bool(j, "nss_price_now", rep->t->nss_price_now);
+			/* null: the calibration has no price of its own. */
 			if (rep->t->nss_price_now)
-				json_num(j, "nss_calibrated_us", rep->t->nss_cal_us);
+				json_num(j, "nss_calibrated_us",
+					 rep->t->nss_cal_us > 0 ? rep->t->nss_cal_us : NAN);
 			if (rep->t->heap_seen)
 				json_bool(j, "image_heap", rep->t->image_heap);
 			else

@@ -102,9 +102,11 @@ struct model_coefs {
 	/*
 	 * A process's first lookup through NSS (getpwuid), dynamic beyond static
 	 * (model/calibrate-nss.h): its code spread over more pages; the
-	 * built-in default in an older calibration.
+	 * built-in default in an older calibration, or one that could not time
+	 * the pair (a busy machine): then nss_builtin.
 	 */
 	double nss_us;
+	bool nss_builtin;
 	/*
 	 * A program's first allocation, dynamic beyond static (calibrate's two
 	 * minimal pairs, model/minimal-pair.h): a static glibc start makes it

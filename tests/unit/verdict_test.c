@@ -488,6 +488,13 @@ static void test_calibration_file(void)
 	CHECK(r.verdict_err_pct == 9 && r.verdict_err_us == 21);
 	CHECK(r.fde_sort_us == 0.02 && r.fde_floor == 900);
 	CHECK(r.fde_sort_lo == 0.015 && r.fde_sort_hi == 0.025);
+	CHECK(!r.nss_builtin && r.nss_us == m.nss_us);
+	/* An NSS price that is the built-in one is not stored as measured. */
+	m.nss_us = 123, m.nss_builtin = true;
+	CHECK(model_save(&m, path, &err) == 0);
+	CHECK(model_read(path, &r, &err) == 0);
+	model_defaults(&d);
+	CHECK(r.nss_builtin && r.nss_us == d.nss_us && d.nss_us != 123);
 	/* A calibration from before the exit path was measured: the defaults.
 	   From before libc and deep probes were counted, too: priced at 0. */
 	write_fit(path, "", -1);
