@@ -104,12 +104,22 @@ $(ZSH_DYNCFG):
 	@tools/build-zsh-dyncfg $@ || \
 		echo "   (could not build zsh-static's configuration dynamic: that pair is skipped)"
 
+# The goal is held calibrated: a calibration made here first, as
+# bench-reloc's (a fresh machine has none, and its verdicts would be the
+# built-in reference figures'), or BENCH_CALIBRATION's when given.
 .PHONY: bench-verdict
 VERDICT_FIX := $(addprefix $(MODELFIX)/,static-rel with-rel static-sym with-sym static-page with-page \
 	       static-cxx dyn-cxx)
-bench-verdict: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(BB_DYN) $(ZSH_DYNCFG) $(VERDICT_FIX)
+BENCH_VERDICT_CALIBRATION = $(or $(BENCH_CALIBRATION),$(CURDIR)/$(B)/bench/calibration-verdict)
+bench-verdict: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(BB_DYN) $(ZSH_DYNCFG) $(VERDICT_FIX) tools/gen-reloc-lib
 	@echo "== static-link verdict: predicted saving vs measured (static vs dynamic build)"
-	@LDPROF=$(CURDIR)/$(LDPROF) tools/validate-verdict -n $(BENCH_RUNS) -t 15 \
+	@mkdir -p $(B)/bench
+	@[ -n "$(BENCH_CALIBRATION)" ] || ./$(LDPROF) calibrate -o $(BENCH_VERDICT_CALIBRATION) \
+		> $(B)/bench/calibration-verdict.log 2>&1 || \
+		{ cat $(B)/bench/calibration-verdict.log; exit 1; }
+	@echo "   calibration $(BENCH_VERDICT_CALIBRATION)"
+	@LDPROF_CALIBRATION=$(BENCH_VERDICT_CALIBRATION) LDPROF=$(CURDIR)/$(LDPROF) \
+		tools/validate-verdict -n $(BENCH_RUNS) -t 15 \
 		'$(CURDIR)/samples/sh.static|$(CURDIR)/samples/sh.dynamic|$(CURDIR)/samples/foo' \
 		$(foreach l,rel sym page,'$(CURDIR)/$(MODELFIX)/static-$(l)|$(CURDIR)/$(MODELFIX)/with-$(l)|') \
 		'$(CURDIR)/$(MODELFIX)/static-cxx|$(CURDIR)/$(MODELFIX)/dyn-cxx|' \
