@@ -122,18 +122,22 @@ static bool eh_frame(const struct elfobj *e, const unsigned char **p, size_t *n,
 struct split {
 	uint64_t *chain;
 	size_t n, cap;
-	uint32_t erratic;
+	uint32_t erratic, cold;
 };
 
 static void split_add(struct split *s, uint64_t pc)
 {
+	bool took = false;
+
 	while (s->n && pc < s->chain[s->n - 1])
-		s->n--, s->erratic++;
+		s->n--, s->erratic++, took = true;
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 1024;
 		s->chain = xrealloc(s->chain, s->cap * sizeof *s->chain);
 	}
 	s->chain[s->n++] = pc;
+	if (took)
+		s->cold = (uint32_t)s->n;
 }
 
 /* The encoding of the CIE at off (FDEs share a few CIEs: the last one is kept). */
@@ -180,5 +184,6 @@ void fde_order(const struct elfobj *e, struct fde_order *out)
 		off += 4 + (size_t)len;
 	}
 	out->erratic = s.erratic;
+	out->cold = s.cold;
 	free(s.chain);
 }
