@@ -65,12 +65,12 @@ use_calibration
 # nss_calibrated_us is null.
 builtin=$(json_eval "$TMP/j" "d['verdict']['nss_us']")
 busy="could not be measured now"
-calibration_nss() { # CALIBRATION: cal and cal_is, the price and the test of nss_calibrated_us
+calibration_nss() { # CALIBRATION: cal, cal_is and cal_none, its price and the tests of it
 	cal=$(awk '$1 == "nss_us" { print $2 }' "$1")
 	if [ -n "$cal" ]; then
-		cal_is="abs(v['nss_calibrated_us'] - $cal) < 1e-6"
+		cal_is="abs(v['nss_calibrated_us'] - $cal) < 1e-6" cal_none=
 	else
-		cal=$builtin cal_is="v['nss_calibrated_us'] is None"
+		cal=$builtin cal_is="v['nss_calibrated_us'] is None" cal_none=yes
 	fi
 }
 priced_now() { # JSON file, stderr file: "True" when priced as the warning says
@@ -83,7 +83,7 @@ priced_now() { # JSON file, stderr file: "True" when priced as the warning says
 note_says() { # TEXT, record's stderr: the note as the price was set
 	if grep -q "first lookup through NSS $busy" "$2"; then
 		sh -c '! grep -q "measured after the runs" "$1"' sh "$1"
-	elif [ -z "$(awk '$1 == "nss_us"' "$LDPROF_CALIBRATION")" ]; then
+	elif [ -n "$cal_none" ]; then
 		grep -q "measured after the runs; the calibration has none" "$1"
 	else
 		grep -q "measured after the runs; [0-9]* us at calibration" "$1"
@@ -97,21 +97,20 @@ expect_eq "calibrated: the price measured now, the calibration's beside it, the 
 "$LDPROF" -n 3 --no-overhead --json "$prog" none >"$TMP/cn.json" 2>"$TMP/cn.err"
 expect_eq "calibrated, no lookup: the calibration's price, not measured" "False True" \
 	"$(json_eval "$TMP/cn.json" "'%s %s' % (d['verdict']['nss_price_now'], abs(d['verdict']['nss_us'] - $cal) < 1e-6)")"
-"$LDPROF" record -n 3 -o "$TMP/c.trace" "$prog" >/dev/null 2>"$TMP/cr.err"
-"$LDPROF" report --json "$TMP/c.trace" >"$TMP/cr.json"
-expect_eq "report: priced as at record, the calibration's beside a price measured then" "True" \
-	"$(priced_now "$TMP/cr.json" "$TMP/cr.err")"
-"$LDPROF" report "$TMP/c.trace" >"$TMP/cr.txt"
-check "report text: the note says where the price came from" note_says "$TMP/cr.txt" "$TMP/cr.err"
+recorded() { # NAME JSON_CHECK TEXT_CHECK: record the program, and check report's price and note
+	"$LDPROF" record -n 3 -o "$TMP/$1.trace" "$prog" >/dev/null 2>"$TMP/$1.err"
+	"$LDPROF" report --json "$TMP/$1.trace" >"$TMP/$1.json"
+	expect_eq "$2" "True" "$(priced_now "$TMP/$1.json" "$TMP/$1.err")"
+	"$LDPROF" report "$TMP/$1.trace" >"$TMP/$1.txt"
+	check "$3" note_says "$TMP/$1.txt" "$TMP/$1.err"
+}
+recorded cr "report: priced as at record, the calibration's beside a price measured then" \
+	"report text: the note says where the price came from"
 
 # The same with a calibration that has no NSS price of its own.
 grep -v '^nss_us ' "$LDPROF_CALIBRATION" >"$TMP/cal-none"
 LDPROF_CALIBRATION=$TMP/cal-none
 calibration_nss "$LDPROF_CALIBRATION"
-"$LDPROF" record -n 3 -o "$TMP/b.trace" "$prog" >/dev/null 2>"$TMP/b.err"
-"$LDPROF" report --json "$TMP/b.trace" >"$TMP/b.json"
-expect_eq "no price in the calibration: the built-in one, replaced by one measured now, null beside it" "True" \
-	"$(priced_now "$TMP/b.json" "$TMP/b.err")"
-"$LDPROF" report "$TMP/b.trace" >"$TMP/b.txt"
-check "and the note says the calibration has none" note_says "$TMP/b.txt" "$TMP/b.err"
+recorded b "no price in the calibration: the built-in one, replaced by one measured now, null beside it" \
+	"and the note says the calibration has none"
 done_testing

@@ -395,8 +395,10 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 			 err.msg);
 	if (r == 0 && price_nss_now(dir, n, traces, &nss_now, &nss_measured, &err))
 		warn_msg("the price of a first lookup through NSS could not be measured now (%s): "
-			 "the verdict uses the calibration's",
-			 err.msg);
+			 "the verdict uses %s",
+			 err.msg,
+			 traces[0].model.nss_builtin ? "the built-in one (the calibration has none)"
+						     : "the calibration's");
 	if (r == 0 && price_unwind_now(o, dir, n, traces, &unwind_now, &unwind_measured, &err))
 		warn_msg("the price of a static build's first unwind could not be measured now "
 			 "(%s): the verdict uses the calibration's",

@@ -571,6 +571,8 @@ static char *nss_note(const struct trace *t)
 			 t->nss_cal_us);
 	else if (t->nss_price_now)
 		snprintf(now, sizeof now, " (measured after the runs; the calibration has none)");
+	else if (t->model.calibrated && t->model.nss_builtin)
+		snprintf(now, sizeof now, " (the built-in price: the calibration has none)");
 	if (looked)
 		snprintf(seen, sizeof seen,
 			 "%s %u of its processes looked something up through NSS in a run, each "

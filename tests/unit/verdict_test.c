@@ -423,6 +423,13 @@ static void test_nss(void)
 	CHECK_NEAR(some.static_saved_us - none.static_saved_us, 360, 1e-6);
 	CHECK(has_note(&some, "2 of its processes looked something up through NSS in a run, each "
 			      "first lookup priced 180 us dearer"));
+	CHECK(!has_note(&some, "built-in price"));
+	report_free(&some);
+	/* A calibration without an NSS price, none measured now: the note says so. */
+	t.model.calibrated = t.model.nss_builtin = true;
+	report_build(&t, &some);
+	CHECK(has_note(&some, "priced 180 us dearer dynamic (the built-in price: the calibration has none)"));
+	t.model.calibrated = t.model.nss_builtin = false;
 	t.forks_counted = false; /* no census: nothing priced */
 	report_build(&t, &lost);
 	CHECK(lost.static_nss_us == 0 && !has_note(&lost, "NSS"));
