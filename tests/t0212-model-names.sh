@@ -26,7 +26,9 @@ check "--keep names the build directory" test -n "$kept"
 check "and keeps it, with the programs it built" test -x "$kept/relative-4000"
 check "under \$TMPDIR" test "${kept%/ldprof-calibrate.*}" = "$TMP/it's"
 
-# --check: run in the rounds, not fitted, with the counts a run's report has.
+# --check: run in the rounds, not fitted, with the counts a run's report
+# has; the run's lines are the same, priced warm when its runs back to back
+# left them in the L2 (the rounds evict them: all cold).
 expect_eq "--check: one program checked, not among the fitted" "1 $checked False" \
 	"$(json_eval "$TMP/cal.json" "'%d %s %s' % (len(d['checks']), d['checks'][0]['command'], any(p['program'] == d['checks'][0]['command'] for p in d['fit']))")"
 "$LDPROF" -n 3 --fixed-runs 0 --json $checked >"$TMP/run.json" 2>"$TMP/e"
@@ -38,10 +40,22 @@ want = {}
 for o in run["libraries"]:
     for k, v in (o.get("reloc_model_counts") or {}).items():
         want[k] = want.get(k, 0) + v
+want["cold_lines"] = want.get("cold_lines", 0) + want.pop("warm_lines", 0)
 print(" ".join("%s %s/%s" % (k, got.get(k), v) for k, v in sorted(want.items())
                if abs(got.get(k, 0) - v) > 1e-6))
 PY
 )"
+# Back to back, its lines were priced warm exactly when its relocation's
+# footprint fits in the L2 that sysfs reports (and the calibration priced
+# a warm line).
+l2=0
+for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+	[ "$(cat "$d/level" 2>/dev/null)" = 2 ] && l2=$(sed 's/K$//' "$d/size") && break
+done
+expect_eq "the run's lines warm when its footprint fits in the L2 (${l2} KiB)" true \
+	"$(json_eval "$TMP/run.json" "(lambda m, w: m['footprint_kib'] > 0 and m['warm_lines'] == (0 < m['footprint_kib'] <= $l2 and m['coef_us']['warm_lines'] > 0) and (w > 0) == m['warm_lines'])(d['reloc_model'], sum((o.get('reloc_model_counts') or {}).get('warm_lines', 0) for o in d['libraries']))")"
+expect_eq "a warm line measured, no dearer than a cold one" true \
+	"$(json_eval "$TMP/cal.json" "0 <= d['coef_us']['warm_lines'] <= d['coef_us']['cold_lines']")"
 expect_eq "its residual is its measured phase against the fit's prediction" true \
 	"$(json_eval "$TMP/cal.json" "(lambda c: c['measured_us'] > 0 and c['model_us'] > 0 and abs(c['residual_pct'] - 100 * (c['measured_us'] - c['model_us']) / c['model_us']) < 1e-6)(d['checks'][0])")"
 "$LDPROF" calibrate --check '' >/dev/null 2>"$TMP/e"

@@ -42,6 +42,30 @@ static size_t sysfs_cache_size(unsigned index)
 	return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
 }
 
+/* One cache's level from sysfs, 0 when absent. */
+static unsigned sysfs_cache_level(unsigned index)
+{
+	char path[96];
+	unsigned level = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%u/level", index);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fscanf(f, "%u", &level) != 1)
+		level = 0;
+	fclose(f);
+	return level;
+}
+
+size_t cache_l2_bytes(void)
+{
+	for (unsigned i = 0; i < 8; i++)
+		if (sysfs_cache_level(i) == 2)
+			return sysfs_cache_size(i);
+	return 0;
+}
+
 size_t cache_evict_bytes(void)
 {
 	size_t largest = 0;

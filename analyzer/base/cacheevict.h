@@ -31,6 +31,9 @@ struct cache_evictor {
 	struct errbuf why;
 };
 
+/* The second-level cache of CPU 0, bytes (sysfs), 0 when unknown. */
+size_t cache_l2_bytes(void);
+
 /* Twice the largest CPU cache sysfs reports, at least 64 MiB, at most 1 GiB. */
 size_t cache_evict_bytes(void);
 

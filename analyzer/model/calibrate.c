@@ -26,6 +26,7 @@
 #include "model/calibrate-nss.h"
 #include "model/calibrate-machine.h"
 #include "model/calibrate-unwind.h"
+#include "model/calibrate-warm.h"
 #include "model/compare.h"
 #include "model/minimal-pair.h"
 #include "trace/machine.h"
@@ -600,6 +601,24 @@ static int measure_forks(const struct calib_opts *o, struct calib_result *res)
 	return r;
 }
 
+/*
+ * A warm line (calibrate-warm.h), right after the interleaved rounds; the
+ * fit prices it, and no price at all leaves every line cold (a warning).
+ */
+static int measure_warm(const struct calib_opts *o, struct calib_result *res)
+{
+	struct errbuf err;
+
+	if (warm_measure(o, res, &res->warm_us, &err)) {
+		res->warm_us = 0;
+		warn_msg("the price of a warm line: %s: every line is priced cold", err.msg);
+	} else if (o->log) {
+		fprintf(o->log, "a line the run before left cached: %.1f ns (%s)\n",
+			res->warm_us * 1000, "scatter-160 against names-160, each back to back");
+	}
+	return 0;
+}
+
 /* The NSS pair (calibrate-nss.h), after the forks. */
 static int measure_nss(const struct calib_opts *o, struct calib_result *res)
 {
@@ -684,6 +703,8 @@ static void fit(struct calib_result *res)
 	}
 	nnls(B, rest, n, cols, x);
 	x[MF_READ_FAULTS] = fault;
+	/* Measured back to back (no fitted program has any), and never dearer than a cold one. */
+	x[MF_WARM_LINES] = fmin(res->warm_us, x[MF_COLD_LINES]);
 	memcpy(m->coef_us, x, sizeof m->coef_us);
 	m->intercept_us = x[MODEL_NFEAT];
 	m->r2 = nnls_r2(A, res->measured_us, n, cols, x, NULL);
@@ -753,8 +774,9 @@ int calibrate(const struct calib_opts *o, struct calib_result *res, struct errbu
 	res->coefs.fde_floor = d.fde_floor;
 	/* The unwind pair's passes before, between and after the rest. */
 	r = measure_unwind(o, res, &up) || measure(o, res->workdir, ps, res->n, res) ||
-	    measure_unwind(o, res, &up) || dynamic_fixed(o, res->workdir, &res->coefs) ||
-	    measure_forks(o, res) || measure_nss(o, res) || measure_unwind(o, res, &up);
+	    (!o->prof.plan.cold_cache && measure_warm(o, res)) || measure_unwind(o, res, &up) ||
+	    dynamic_fixed(o, res->workdir, &res->coefs) || measure_forks(o, res) ||
+	    measure_nss(o, res) || measure_unwind(o, res, &up);
 	unwind_prices_apply(&up, o->quick ? UNWIND_FUNCS_QUICK : UNWIND_FUNCS, &res->coefs);
 	if (interrupt_requested())
 		r = set_err(err, EINTR, "interrupted: no calibration written");

@@ -41,6 +41,7 @@ struct calib_result {
 	double *exit_us;     /* median exit phase */
 	double *model_us;    /* the fit's prediction */
 	double *features;    /* n x MODEL_NFEAT, summed over the process */
+	double warm_us;	     /* a warm line (calibrate-warm.h); 0: none measured */
 	char **warnings;     /* what makes the figures doubtful (a busy machine) */
 	size_t nwarnings;
 	char *workdir;

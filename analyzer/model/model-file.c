@@ -61,6 +61,7 @@ static const char *const feat_names[MODEL_NFEAT] = {
 	[MF_READ_FAULTS] = "read_faults",
 	[MF_PAGES_READ] = "pages_read",
 	[MF_RELRO_PAGES] = "relro_pages",
+	[MF_WARM_LINES] = "warm_lines",
 };
 
 const char *model_feat_name(enum model_feat f)
@@ -96,6 +97,8 @@ void model_defaults(struct model_coefs *m)
 	m->coef_us[MF_COLD_LINES] = 0.105;
 	/* A later calibration with the depth-24 and depth-48 programs (0.0045 us). */
 	m->coef_us[MF_DEEP_PROBES] = 0.0045;
+	/* A line scatter-160 read that its run before left cached (2026-12-07: 22 to 29 ns). */
+	m->coef_us[MF_WARM_LINES] = 0.025;
 	m->dynamic_fixed_us = ALLOC_FIXED(132);
 	m->dynamic_fixed_lo = ALLOC_FIXED(89);
 	m->dynamic_fixed_hi = ALLOC_FIXED(147);
@@ -220,13 +223,14 @@ _Static_assert(MODEL_NFEAT < 31, "a bit per count below SEEN_INTERCEPT");
  * The coefficients a calibration file must have besides its intercept:
  * every count's but those counted after version 2's first files, which
  * priced them at 0 (libc's start sat in the intercept then, the read
- * faults in the other counts' prices).
+ * faults in the other counts' prices; a file without warm_lines never
+ * prices a line as warm).
  */
 static uint32_t required_coefs(void)
 {
 	return ((1u << MODEL_NFEAT) - 1) & ~(1u << MF_LIBC) & ~(1u << MF_DEEP_PROBES) &
-	       ~(1u << MF_READ_FAULTS) & ~(1u << MF_PAGES_READ) &
-	       ~(1u << MF_RELRO_PAGES);
+	       ~(1u << MF_READ_FAULTS) & ~(1u << MF_PAGES_READ) & ~(1u << MF_RELRO_PAGES) &
+	       ~(1u << MF_WARM_LINES);
 }
 
 /* The first count whose coefficient the file lacked, or NULL. */

@@ -17,6 +17,7 @@
 #include "model/calibrate-unwind.h"
 #include "model/minimal-pair.h"
 #include "model/model.h"
+#include "base/cacheevict.h"
 #include "model/static-side.h"
 #include "run/fork-census.h"
 #include "run/profile.h"
@@ -33,6 +34,22 @@ static void model_attach(struct trace *t)
 	model_load(&t->model);
 	if (model_features(t, &err))
 		warn_msg("%s: the relocation model cannot replay it: %s", t->program, err.msg);
+}
+
+/*
+ * The rounds run each program after the others: what they move through the
+ * caches between two of its runs evicts its lines as much as its own runs
+ * do (a static program's, which the model does not count, aside).
+ */
+static void warm_lines(size_t n, struct trace *traces)
+{
+	size_t l2 = cache_l2_bytes();
+	double all = 0;
+
+	for (size_t i = 0; i < n; i++)
+		all += model_reloc_footprint(&traces[i]);
+	for (size_t i = 0; i < n; i++)
+		model_warm_lines(&traces[i], all - model_reloc_footprint(&traces[i]), l2);
 }
 
 /* --fixed-runs: the minimal pair's difference, measured now, for the verdict. */
@@ -387,6 +404,8 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 	}
 	for (size_t i = 0; r == 0 && i < n; i++)
 		model_attach(&traces[i]);
+	if (r == 0)
+		warm_lines(n, traces);
 	if (r == 0)
 		count_forks(o, n, traces);
 	if (r == 0 && price_forks_now(dir, n, traces, &fork_now, &fork_measured, &err))

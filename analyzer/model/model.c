@@ -25,8 +25,9 @@ void model_object_savings(const struct model_coefs *m, const double feat[MODEL_N
 			  const struct advice_facts *af, bool is_executable,
 			  struct model_savings *s)
 {
-	static const int lookup_work[] = {MF_LOOKUPS, MF_PROBES,     MF_BLOOM,	   MF_CHAIN,
-					  MF_STRCMPS, MF_HASH_BYTES, MF_CMP_BYTES, MF_COLD_LINES};
+	static const int lookup_work[] = {MF_LOOKUPS,	MF_PROBES,     MF_BLOOM,
+					  MF_CHAIN,	MF_STRCMPS,    MF_HASH_BYTES,
+					  MF_CMP_BYTES, MF_COLD_LINES, MF_WARM_LINES};
 	const double *c = m->coef_us;
 	double per_lookup = 0;
 
@@ -235,4 +236,44 @@ int model_features(struct trace *t, struct errbuf *err)
 	free(af);
 	replay_free(&rp);
 	return 0;
+}
+
+/*
+ * The bytes a process's relocation moves through the caches: the pages it
+ * copies on write, the relocation entries it reads (24 bytes each) and the
+ * lines its lookups read first.
+ */
+double model_reloc_footprint(const struct trace *t)
+{
+	double bytes = 0;
+
+	for (size_t i = 0; i < t->nobj; i++) {
+		const double *f = t->obj[i].feat;
+		if (!t->obj[i].have_feat)
+			continue;
+		bytes += f[MF_PAGES] * 4096 + (f[MF_RELATIVE] + f[MF_LOOKUPS] + f[MF_CACHED]) * 24 +
+			 (f[MF_COLD_LINES] + f[MF_WARM_LINES]) * 64;
+	}
+	return bytes;
+}
+
+/*
+ * Runs back to back of a program whose relocation fits in the L2 find the
+ * lines the run before read still cached (ninja --version: 37 ns a line
+ * against the 137 of the calibration, whose programs run interleaved and
+ * evict each other's; 16 MiB read between two of its runs, and it pays
+ * 174 ns more a line, 256 to 768 KiB and under 14: docs/model.md, "Lines
+ * the run before left"). between: the bytes the other programs of the
+ * rounds move (0 for a program run alone); l2: the L2's size, 0 unknown.
+ */
+void model_warm_lines(struct trace *t, double between, size_t l2)
+{
+	if (t->cold_cache || !(t->model.coef_us[MF_WARM_LINES] > 0) || !l2 ||
+	    model_reloc_footprint(t) + between > (double)l2)
+		return;
+	for (size_t i = 0; i < t->nobj; i++) {
+		double *f = t->obj[i].feat;
+		f[MF_WARM_LINES] += f[MF_COLD_LINES];
+		f[MF_COLD_LINES] = 0;
+	}
 }

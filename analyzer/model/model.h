@@ -18,6 +18,17 @@
  */
 int model_features(struct trace *t, struct errbuf *err);
 
+/* The bytes t's relocation reads and writes, from its objects' counts. */
+double model_reloc_footprint(const struct trace *t);
+
+/*
+ * When t's runs were back to back (not --cold-cache) and its relocation's
+ * footprint, plus the between bytes the rounds' other programs move, fits
+ * in the L2 (l2 bytes), its cold lines are warm ones (MF_WARM_LINES): the run before
+ * left them cached. Only with a calibration that priced warm lines.
+ */
+void model_warm_lines(struct trace *t, double between, size_t l2);
+
 struct profile_opts;
 struct profile_cmd;
 /*

@@ -10,26 +10,28 @@
 
 /* Per object counts, from the ELF analyzer's replay of ld.so. */
 enum model_feat {
-	MF_RELATIVE,   /* R_X86_64_RELATIVE in DT_RELA/DT_REL */
-	MF_RELR,       /* relative relocations packed in DT_RELR */
-	MF_LOOKUPS,    /* symbol lookups (_dl_lookup_symbol_x calls) at startup */
-	MF_PROBES,     /* objects consulted by those lookups */
-	MF_BLOOM,      /* probes the GNU Bloom filter ended */
-	MF_CHAIN,      /* hash chain entries examined */
-	MF_STRCMPS,    /* symbol names compared in full */
-	MF_CACHED,     /* relocations the one-entry lookup cache answered */
-	MF_TLS,	       /* TLS relocations */
-	MF_IFUNC,      /* IFUNC resolver calls (IRELATIVE and IFUNC-bound) */
-	MF_PAGES,      /* distinct pages relocations write (copy-on-write faults) */
-	MF_OBJECTS,    /* 1 per relocated object: its fixed cost (RELRO mprotect...) */
-	MF_HASH_BYTES, /* bytes of the names looked up: ld.so hashes each name */
-	MF_CMP_BYTES,  /* bytes the full name comparisons read */
-	MF_COLD_LINES, /* lines of names and tables read first, out of order: cache misses */
-	MF_LIBC,       /* 1 for libc: its start-up work no count above captures */
+	MF_RELATIVE,	/* R_X86_64_RELATIVE in DT_RELA/DT_REL */
+	MF_RELR,	/* relative relocations packed in DT_RELR */
+	MF_LOOKUPS,	/* symbol lookups (_dl_lookup_symbol_x calls) at startup */
+	MF_PROBES,	/* objects consulted by those lookups */
+	MF_BLOOM,	/* probes the GNU Bloom filter ended */
+	MF_CHAIN,	/* hash chain entries examined */
+	MF_STRCMPS,	/* symbol names compared in full */
+	MF_CACHED,	/* relocations the one-entry lookup cache answered */
+	MF_TLS,		/* TLS relocations */
+	MF_IFUNC,	/* IFUNC resolver calls (IRELATIVE and IFUNC-bound) */
+	MF_PAGES,	/* distinct pages relocations write (copy-on-write faults) */
+	MF_OBJECTS,	/* 1 per relocated object: its fixed cost (RELRO mprotect...) */
+	MF_HASH_BYTES,	/* bytes of the names looked up: ld.so hashes each name */
+	MF_CMP_BYTES,	/* bytes the full name comparisons read */
+	MF_COLD_LINES,	/* lines of names and tables read first, out of order: cache misses */
+	MF_LIBC,	/* 1 for libc: its start-up work no count above captures */
 	MF_DEEP_PROBES, /* probes past the first 12 objects of the scope: dearer */
 	MF_READ_FAULTS, /* page faults on the files' tables ld.so reads (a mean) */
-	MF_PAGES_READ, /* pages of the files those reads touch first in the process */
+	MF_PAGES_READ,	/* pages of the files those reads touch first in the process */
 	MF_RELRO_PAGES, /* pages the RELRO mprotect flushes past its first (to the 33rd) */
+	MF_WARM_LINES,	/* cold lines the run before left in the L2 (back to back, small footprint)
+			 */
 	MODEL_NFEAT,
 };
 

@@ -590,8 +590,48 @@ static void test_unwind_busy(void)
 	free(t[1].run);
 }
 
+/*
+ * Back to back, a program whose relocation fits in the L2 finds its lines
+ * cached: its cold lines are priced warm, unless the caches were emptied,
+ * the rounds' other programs move too much, or no warm price was measured.
+ */
+static void test_warm_lines(void)
+{
+	struct trace t;
+	double cold, warm, fp;
+
+	model_trace(&t);
+	for (size_t i = 0; i < t.nobj; i++)
+		t.obj[i].feat[MF_COLD_LINES] = t.obj[i].have_feat ? 100 : 0;
+	fp = model_reloc_footprint(&t);
+	/* Per object: 10 pages, 1100 relocation entries, 100 lines. */
+	CHECK(fp > 0 && fabs(fp - (double)(t.nobj - 1) * (40960 + 26400 + 6400)) < 1);
+	cold = model_object_us(&t.model, t.obj[1].feat);
+	model_warm_lines(&t, 0, (size_t)fp - 1);
+	CHECK(t.obj[1].feat[MF_COLD_LINES] == 100 && t.obj[1].feat[MF_WARM_LINES] == 0);
+	t.cold_cache = true;
+	model_warm_lines(&t, 0, 1 << 20);
+	CHECK(t.obj[1].feat[MF_WARM_LINES] == 0);
+	t.cold_cache = false;
+	model_warm_lines(&t, (1 << 20) - fp + 1, 1 << 20);
+	CHECK(t.obj[1].feat[MF_WARM_LINES] == 0);
+	model_warm_lines(&t, 0, 0);
+	CHECK(t.obj[1].feat[MF_WARM_LINES] == 0);
+	t.model.coef_us[MF_WARM_LINES] = 0;
+	model_warm_lines(&t, 0, 1 << 20);
+	CHECK(t.obj[1].feat[MF_WARM_LINES] == 0);
+	t.model.coef_us[MF_WARM_LINES] = 0.025;
+	model_warm_lines(&t, 1000, 1 << 20);
+	CHECK(t.obj[1].feat[MF_COLD_LINES] == 0 && t.obj[1].feat[MF_WARM_LINES] == 100);
+	CHECK(fabs(model_reloc_footprint(&t) - fp) < 1); /* the same lines, priced otherwise */
+	warm = model_object_us(&t.model, t.obj[1].feat);
+	CHECK(fabs(cold - warm - 100 * (t.model.coef_us[MF_COLD_LINES] - 0.025)) < 1e-9);
+	trace_free(&t);
+}
+
 int main(void)
 {
+	test_warm_lines();
 	test_lazy_binding();
 	test_crt_code();
 	test_exit_path();
