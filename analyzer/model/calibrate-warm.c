@@ -22,15 +22,20 @@ static int program_index(const struct calib_result *res, const char *name)
 	return -1;
 }
 
-/* One block of runs of path alone: its median relocate phase in *us. */
+/*
+ * One block of runs of path, each after a run of base (libc alone): a real
+ * program's run always holds what base's does (its exec, libc's start, its
+ * exit), which moves some of the lines to the shared cache; run alone, a
+ * synthetic program does nothing else. Its median relocate phase in *us.
+ */
 static int block_median(const struct profile_opts *prof, unsigned runs, const char *path,
-			double *us)
+			const char *base, double *us)
 {
-	char *argv[2] = {(char *)path, NULL};
-	struct profile_cmd c = {1, argv};
+	char *argv[4] = {(char *)path, NULL, (char *)base, NULL};
+	struct profile_cmd c[2] = {{1, &argv[0]}, {1, &argv[2]}};
 	struct profile_opts po = *prof;
 	struct report rep;
-	struct trace t;
+	struct trace t[2];
 	int r;
 
 	po.plan.runs = runs;
@@ -39,13 +44,14 @@ static int block_median(const struct profile_opts *prof, unsigned runs, const ch
 	po.sample = false;
 	po.follow = false;
 	po.show_output = false;
-	memset(&t, 0, sizeof t);
-	if (!(r = profile_programs(&po, 1, &c, &t, false))) {
-		report_build(&t, &rep);
+	memset(t, 0, sizeof t);
+	if (!(r = profile_programs(&po, 2, c, t, false))) {
+		report_build(&t[0], &rep);
 		*us = rep.phase[PH_RELOCATE].median;
 		report_free(&rep);
 	}
-	trace_free(&t);
+	trace_free(&t[0]);
+	trace_free(&t[1]);
 	return r;
 }
 
@@ -66,15 +72,17 @@ int warm_measure(const struct calib_opts *o, const struct calib_result *res, dou
 	if (!(lines > 0))
 		return set_err(err, EINVAL, "%s reads no more cold lines than %s", warm_pair[1],
 			       warm_pair[0]);
+	char *base = xasprintf("%s/base", res->workdir);
 	for (size_t b = 0; !r && b < WARM_BLOCKS; b++) {
 		double m[2] = {NAN, NAN};
 		for (size_t k = 0; !r && k < 2; k++) {
 			char *path = xasprintf("%s/%s", res->workdir, warm_pair[k]);
-			r = block_median(&o->prof, runs, path, &m[k]);
+			r = block_median(&o->prof, runs, path, base, &m[k]);
 			free(path);
 		}
 		diff[b] = m[1] - m[0];
 	}
+	free(base);
 	if (r)
 		return set_err(err, EIO, "the runs of %s and %s failed", warm_pair[0],
 			       warm_pair[1]);

@@ -13,10 +13,11 @@
 
 /*
  * Run scatter-160 and names-160 (the same relocation but for the order of
- * its lookups, so their difference is cold lines) back to back, each in
- * blocks of its own: the median over blocks of the two medians'
- * difference, per line of the difference in their counts, in *us. res
- * holds the fitted programs' names and counts.
+ * its lookups, so their difference is cold lines), each in blocks of its
+ * own, each run after one of base, whose run every real program's holds:
+ * the median over blocks of the two medians' difference, per line of the
+ * difference in their counts, in *us. res holds the fitted programs'
+ * names and counts.
  */
 int warm_measure(const struct calib_opts *o, const struct calib_result *res, double *us,
 		 struct errbuf *err);

@@ -614,7 +614,7 @@ static int measure_warm(const struct calib_opts *o, struct calib_result *res)
 		warn_msg("the price of a warm line: %s: every line is priced cold", err.msg);
 	} else if (o->log) {
 		fprintf(o->log, "a line the run before left cached: %.1f ns (%s)\n",
-			res->warm_us * 1000, "scatter-160 against names-160, each back to back");
+			res->warm_us * 1000, "scatter-160 against names-160, each run after base");
 	}
 	return 0;
 }
