@@ -45,7 +45,10 @@ static void print_text(const struct calib_result *r, const char *stored)
 	printf("  %-10s %12s\n", "count", "us each");
 	printf("  %-10s %12.4f  (per process)\n", "intercept", m->intercept_us);
 	for (int k = 0; k < MODEL_NFEAT; k++)
-		printf("  %-10s %12.6f\n", model_feat_name(k), m->coef_us[k]);
+		if (k == MF_WARM_LINES && !m->warm_priced)
+			printf("  %-10s %12s\n", model_feat_name(k), "(not timed)");
+		else
+			printf("  %-10s %12.6f\n", model_feat_name(k), m->coef_us[k]);
 	printf("\n  %-16s %10s %10s %10s\n", "program", "measured", "model", "residual");
 	for (size_t i = 0; i < r->n; i++)
 		printf("  %-16s %10.1f %10.1f %+10.1f\n", r->names[i], r->measured_us[i],
@@ -118,7 +121,8 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, "intercept_us", m->intercept_us);
 	json_obj_open(&j, "coef_us");
 	for (int k = 0; k < MODEL_NFEAT; k++)
-		json_num(&j, model_feat_name(k), m->coef_us[k]);
+		json_num(&j, model_feat_name(k),
+			 k == MF_WARM_LINES && !m->warm_priced ? NAN : m->coef_us[k]);
 	json_obj_close(&j);
 	json_arr_open(&j, "fit");
 	for (size_t i = 0; i < r->n; i++) {

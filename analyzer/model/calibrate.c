@@ -612,7 +612,10 @@ static int measure_warm(const struct calib_opts *o, struct calib_result *res)
 	if (warm_measure(o, res, &res->warm_us, &err)) {
 		res->warm_us = 0;
 		warn_msg("the price of a warm line: %s: every line is priced cold", err.msg);
-	} else if (o->log) {
+		return 0;
+	}
+	res->coefs.warm_priced = true;
+	if (o->log) {
 		fprintf(o->log, "a line the run before left cached: %.1f ns (%s)\n",
 			res->warm_us * 1000, "scatter-160 against names-160, each run after base");
 	}

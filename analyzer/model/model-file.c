@@ -99,6 +99,7 @@ void model_defaults(struct model_coefs *m)
 	m->coef_us[MF_DEEP_PROBES] = 0.0045;
 	/* A line scatter-160 read that its run before left cached (2026-12-07: 22 to 29 ns). */
 	m->coef_us[MF_WARM_LINES] = 0.025;
+	m->warm_priced = true;
 	m->dynamic_fixed_us = ALLOC_FIXED(132);
 	m->dynamic_fixed_lo = ALLOC_FIXED(89);
 	m->dynamic_fixed_hi = ALLOC_FIXED(147);
@@ -186,7 +187,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
 		fprintf(f, "verdict_error %.9g %.9g\n", m->verdict_err_pct, m->verdict_err_us);
 	for (int k = 0; k < MODEL_NFEAT; k++)
-		fprintf(f, "coef %s %.9g\n", model_feat_name(k), m->coef_us[k]);
+		if (k != MF_WARM_LINES || m->warm_priced)
+			fprintf(f, "coef %s %.9g\n", model_feat_name(k), m->coef_us[k]);
 	return 0;
 }
 
@@ -410,6 +412,7 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 		m->nss_us = d.nss_us, m->nss_builtin = true;
 	if (m->malloc_us < 0)
 		m->malloc_us = d.malloc_us;
+	m->warm_priced = (seen >> MF_WARM_LINES) & 1;
 	m->valid = m->calibrated = true;
 	snprintf(m->source, sizeof m->source, "%s", path);
 out:

@@ -268,7 +268,7 @@ double model_reloc_footprint(const struct trace *t)
  */
 void model_warm_lines(struct trace *t, double between, size_t l2)
 {
-	if (t->cold_cache || !(t->model.coef_us[MF_WARM_LINES] > 0) || !l2 ||
+	if (t->cold_cache || !t->model.warm_priced || !l2 ||
 	    model_reloc_footprint(t) + between > (double)l2)
 		return;
 	for (size_t i = 0; i < t->nobj; i++) {

@@ -90,6 +90,12 @@ struct model_coefs {
 	 */
 	double preempted_pct;
 	bool cold_cache; /* calibrate --cold-cache: the CPU caches emptied before each run */
+	/*
+	 * coef_us[MF_WARM_LINES] was measured (or is the default): a run back
+	 * to back that fits in the L2 has its lines priced at it, 0 included;
+	 * false in a calibration from before it, or one that could not time it.
+	 */
+	bool warm_priced;
 	double fde_sort_us; /* a static build's first unwind: per n log2 n of n erratic FDEs */
 	double fde_floor;   /* erratic FDEs of the runtime every static unwinder carries */
 	/* The lowest and highest of the calibration's passes at it; 0: one pass (older). */

@@ -512,6 +512,17 @@ static void test_calibration_file(void)
 	CHECK(r.fde_sort_lo == 0 && r.fde_sort_hi == 0); /* one pass, or none */
 	CHECK(r.intercept_us == 30 && r.coef_us[MF_COLD_LINES] == 0.125);
 	CHECK(r.coef_us[MF_LIBC] == 0 && r.coef_us[MF_DEEP_PROBES] == 0);
+	CHECK(r.warm_priced && r.coef_us[MF_WARM_LINES] == 0.001);
+	/* Without a warm line's price (older, or untimed): every line cold. */
+	write_fit(path, "", MF_WARM_LINES);
+	CHECK(model_read(path, &r, &err) == 0 && !r.warm_priced && r.coef_us[MF_WARM_LINES] == 0);
+	/* An untimed one is not stored; a timed 0 is. */
+	m.warm_priced = false;
+	CHECK(model_save(&m, path, &err) == 0);
+	CHECK(model_read(path, &r, &err) == 0 && !r.warm_priced);
+	m.warm_priced = true, m.coef_us[MF_WARM_LINES] = 0;
+	CHECK(model_save(&m, path, &err) == 0);
+	CHECK(model_read(path, &r, &err) == 0 && r.warm_priced && r.coef_us[MF_WARM_LINES] == 0);
 	/* Without the fit's lines a file would price everything at 0 us. */
 	f = fopen(path, "w");
 	fprintf(f, "ldprof-calibration %d\nline_ns 20 11 0\n", MODEL_VERSION);
@@ -617,10 +628,10 @@ static void test_warm_lines(void)
 	CHECK(t.obj[1].feat[MF_WARM_LINES] == 0);
 	model_warm_lines(&t, 0, 0);
 	CHECK(t.obj[1].feat[MF_WARM_LINES] == 0);
-	t.model.coef_us[MF_WARM_LINES] = 0;
+	t.model.warm_priced = false; /* a calibration that did not time it */
 	model_warm_lines(&t, 0, 1 << 20);
 	CHECK(t.obj[1].feat[MF_WARM_LINES] == 0);
-	t.model.coef_us[MF_WARM_LINES] = 0.025;
+	t.model.warm_priced = true;
 	model_warm_lines(&t, 1000, 1 << 20);
 	CHECK(t.obj[1].feat[MF_COLD_LINES] == 0 && t.obj[1].feat[MF_WARM_LINES] == 100);
 	CHECK(fabs(model_reloc_footprint(&t) - fp) < 1); /* the same lines, priced otherwise */
