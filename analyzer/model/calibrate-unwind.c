@@ -103,7 +103,7 @@ int unwind_measure(const struct profile_opts *o, unsigned runs, const char *prog
 {
 	char *argv[5] = {(char *)prog, NULL, (char *)prog, "unwind", NULL};
 	struct profile_cmd cmds[2] = {{1, &argv[0]}, {2, &argv[2]}};
-	struct profile_opts po = *o;
+	struct profile_opts po;
 	struct trace t[2];
 	uint32_t n;
 	int r = count_fdes(prog, &n, err);
@@ -111,12 +111,7 @@ int unwind_measure(const struct profile_opts *o, unsigned runs, const char *prog
 	if (r)
 		return r;
 	/* Two static programs: no fixed cost, no census, nothing sampled. */
-	po.plan.runs = runs;
-	po.fixed_runs = 0;
-	po.fork_census = false;
-	po.sample = false;
-	po.follow = false;
-	po.show_output = false;
+	profile_opts_timed_only(o, runs, &po);
 	memset(t, 0, sizeof t);
 	if ((r = profile_programs(&po, 2, cmds, t, true)))
 		r = set_err(err, EIO, "the unwind pair's runs failed");

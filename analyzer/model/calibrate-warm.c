@@ -33,17 +33,12 @@ static int block_median(const struct profile_opts *prof, unsigned runs, const ch
 {
 	char *argv[4] = {(char *)path, NULL, (char *)base, NULL};
 	struct profile_cmd c[2] = {{1, &argv[0]}, {1, &argv[2]}};
-	struct profile_opts po = *prof;
+	struct profile_opts po;
 	struct report rep;
 	struct trace t[2];
 	int r;
 
-	po.plan.runs = runs;
-	po.fixed_runs = 0;
-	po.fork_census = false;
-	po.sample = false;
-	po.follow = false;
-	po.show_output = false;
+	profile_opts_timed_only(prof, runs, &po);
 	memset(t, 0, sizeof t);
 	if (!(r = profile_programs(&po, 2, c, t, false))) {
 		report_build(&t[0], &rep);

@@ -706,7 +706,8 @@ static void fit(struct calib_result *res)
 	}
 	nnls(B, rest, n, cols, x);
 	x[MF_READ_FAULTS] = fault;
-	/* Measured back to back (no fitted program has any), and never dearer than a cold one. */
+	/* Timed apart (calibrate-warm.h: no fitted program has any), never dearer than a cold one.
+	 */
 	x[MF_WARM_LINES] = fmin(res->warm_us, x[MF_COLD_LINES]);
 	memcpy(m->coef_us, x, sizeof m->coef_us);
 	m->intercept_us = x[MODEL_NFEAT];

@@ -28,6 +28,17 @@ void profile_opts_defaults_verdict(struct profile_opts *o)
 	o->fork_census = true;
 }
 
+void profile_opts_timed_only(const struct profile_opts *o, unsigned runs, struct profile_opts *out)
+{
+	*out = *o;
+	out->plan.runs = runs;
+	out->fixed_runs = 0;
+	out->fork_census = false;
+	out->sample = false;
+	out->follow = false;
+	out->show_output = false;
+}
+
 /* Resolve every side's program before running anything. */
 static int resolve_all(size_t n, const struct profile_cmd *cmds, struct target *tg,
 		       struct trace *traces)

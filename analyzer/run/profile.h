@@ -46,6 +46,13 @@ void profile_opts_defaults(struct profile_opts *o);
 void profile_opts_defaults_verdict(struct profile_opts *o);
 
 /*
+ * o for a measurement of calibration's own programs: runs timed runs and
+ * nothing else (no fixed cost, no fork census, no samples, not followed,
+ * their output discarded), into out.
+ */
+void profile_opts_timed_only(const struct profile_opts *o, unsigned runs, struct profile_opts *out);
+
+/*
  * Run argv[0] with its arguments as the options say, into t (which this
  * initialises), with the objects' ELF facts loaded. Returns an exit status:
  * 0, EXIT_FAIL, EXIT_USAGE (bad program), or 130 when interrupted before

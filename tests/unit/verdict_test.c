@@ -636,7 +636,8 @@ static void test_warm_lines(void)
 	CHECK(t.obj[1].feat[MF_COLD_LINES] == 0 && t.obj[1].feat[MF_WARM_LINES] == 100);
 	CHECK(fabs(model_reloc_footprint(&t) - fp) < 1); /* the same lines, priced otherwise */
 	warm = model_object_us(&t.model, t.obj[1].feat);
-	CHECK(fabs(cold - warm - 100 * (t.model.coef_us[MF_COLD_LINES] - 0.025)) < 1e-9);
+	CHECK(fabs(cold - warm -
+		   100 * (t.model.coef_us[MF_COLD_LINES] - t.model.coef_us[MF_WARM_LINES])) < 1e-9);
 	trace_free(&t);
 }
 
