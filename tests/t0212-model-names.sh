@@ -103,7 +103,15 @@ others=$(($(feat depth-24 lookups | cut -d. -f1) - 2000))
 check "a long scope's probes past the twelfth object are counted (depth-24: $deep, want 28000 and at most 17 for each of $others other lookups)" \
 	awk -v d="$deep" -v o="$others" 'BEGIN { exit !(d >= 28000 && d <= 28000 + 17 * o) }'
 check "a short scope has none (depth-0)" test "$(feat depth-0 deep_probes)" = 0
-for c in hash_bytes cmp_bytes cold_lines deep_probes; do
+# versions-N: a user needing each of N versions, one per function, of a
+# library defining them in order: the version check walks its definitions
+# from the first for each, N(N+1)/2 entries (and a step or four per
+# version besides), so 300 take 40100 more than 100 do.
+steps=$(awk -v a="$(feat versions-100 version_steps)" -v b="$(feat versions-300 version_steps)" 'BEGIN { print b - a }')
+check "the version check's steps grow as N(N+1)/2 (versions-300 against versions-100: $steps more, want 40100 to 41500)" \
+	awk -v s="$steps" 'BEGIN { exit !(s >= 40100 && s <= 41500) }'
+check "a program needing no version has none (nolibc)" test "$(feat nolibc version_steps)" = 0
+for c in hash_bytes cmp_bytes cold_lines deep_probes version_steps; do
 	v=$(json_eval "$TMP/cal.json" "d['coef_us']['$c']")
 	check "the fit has a coefficient for $c ($v us)" test -n "$v"
 done

@@ -42,13 +42,13 @@ static void print_text(const struct calib_result *r, const char *stored)
 	const struct model_coefs *m = &r->coefs;
 
 	printf("relocation cost model, fitted on %zu programs (R\u00b2 %.4f)\n", r->n, m->r2);
-	printf("  %-10s %12s\n", "count", "us each");
-	printf("  %-10s %12.4f  (per process)\n", "intercept", m->intercept_us);
+	printf("  %-13s %12s\n", "count", "us each");
+	printf("  %-13s %12.4f  (per process)\n", "intercept", m->intercept_us);
 	for (int k = 0; k < MODEL_NFEAT; k++)
 		if (k == MF_WARM_LINES && !m->warm_priced)
-			printf("  %-10s %12s\n", model_feat_name(k), "(not timed)");
+			printf("  %-13s %12s\n", model_feat_name(k), "(not timed)");
 		else
-			printf("  %-10s %12.6f\n", model_feat_name(k), m->coef_us[k]);
+			printf("  %-13s %12.6f\n", model_feat_name(k), m->coef_us[k]);
 	printf("\n  %-16s %10s %10s %10s\n", "program", "measured", "model", "residual");
 	for (size_t i = 0; i < r->n; i++)
 		printf("  %-16s %10.1f %10.1f %+10.1f\n", r->names[i], r->measured_us[i],

@@ -88,6 +88,7 @@ struct elf_version {
 /* One version a DT_VERNEED entry requires of a needed file. */
 struct elf_vneed {
 	const char *file, *name;
+	const void *ent, *aux; /* its Elf64_Verneed and Elf64_Vernaux in the image */
 	uint32_t hash;
 	uint16_t ndx;
 	bool weak;
@@ -96,6 +97,7 @@ struct elf_vneed {
 /* One version a DT_VERDEF entry defines. */
 struct elf_vdef {
 	const char *name;
+	const void *ent, *aux; /* its Elf64_Verdef and Elf64_Verdaux in the image */
 	uint32_t hash;
 	uint16_t ndx;
 	bool base;

@@ -270,8 +270,8 @@ static int read_verneed_aux(struct elfobj *o, uint64_t at, const Elf64_Verneed *
 			return bad(o, err, "corrupt DT_VERNEED entry");
 		uint16_t ndx = a->vna_other & 0x7fff;
 		GROW(o->vneeds, *cap, o->nvneeds);
-		o->vneeds[o->nvneeds++] = (struct elf_vneed){file, name, a->vna_hash, ndx,
-							     (a->vna_flags & VER_FLG_WEAK) != 0};
+		o->vneeds[o->nvneeds++] = (struct elf_vneed){
+			file, name, vn, a, a->vna_hash, ndx, (a->vna_flags & VER_FLG_WEAK) != 0};
 		grow_versions(o, ndx);
 		o->versions[ndx] = (struct elf_version){.hash = a->vna_hash,
 							.name = name,
@@ -326,7 +326,7 @@ static int read_verdef(struct elfobj *o, struct errbuf *err)
 		uint16_t ndx = vd->vd_ndx & 0x7fff;
 		bool base = vd->vd_flags & VER_FLG_BASE;
 		GROW(o->vdefs, cap, o->nvdefs);
-		o->vdefs[o->nvdefs++] = (struct elf_vdef){name, vd->vd_hash, ndx, base};
+		o->vdefs[o->nvdefs++] = (struct elf_vdef){name, vd, a, vd->vd_hash, ndx, base};
 		grow_versions(o, ndx);
 		/* As ld.so: the base version (the object's own name) is not
 		   available for matching a versioned symbol. */

@@ -146,6 +146,7 @@ static void work_sum(struct lookup_work *dst, const struct lookup_work *src)
 	dst->cold_lines += src->cold_lines;
 	dst->read_fault_16ths += src->read_fault_16ths;
 	dst->pages_read += src->pages_read;
+	dst->ver_entries += src->ver_entries;
 }
 
 static void add_work(struct lookup_work *w, const struct memo_slot *s)
@@ -382,11 +383,10 @@ static void touch_dyn_strings(struct unique_table *u, const struct elfobj *o, in
  * notes (PT_NOTE, PT_GNU_PROPERTY), its program headers and the names of
  * its needs, soname and search paths (measured: ninja's libraries take
  * their first read faults there, at .note.gnu.property and the end of
- * .dynstr); then, in the relocate phase, the version check
- * (_dl_check_all_versions), which reads each object's needed and defined
- * version names, charged to it.
+ * .dynstr). The version check, in the relocate phase, reads more
+ * (symversion.c).
  */
-static void loading_reads(struct process *p, struct unique_table *u, struct bindset *bs)
+static void loading_reads(struct process *p, struct unique_table *u)
 {
 	static const int64_t name_tags[] = {DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH};
 
@@ -403,21 +403,10 @@ static void loading_reads(struct process *p, struct unique_table *u, struct bind
 		for (size_t k = 0; k < ARRAY_SIZE(name_tags); k++)
 			touch_dyn_strings(u, o, name_tags[k]);
 	}
-	for (size_t i = 0; i < p->nobj; i++) {
-		const struct elfobj *o = p->obj[i]->elf;
-		struct lookup_work *w = &bs->obj[i].work;
-		if (!o || p->obj[i]->faked)
-			continue;
-		for (size_t k = 0; k < o->nvneeds; k++) {
-			lookup_touch_pages(u, w, o, o->vneeds[k].file, strlen(o->vneeds[k].file) + 1);
-			lookup_touch_pages(u, w, o, o->vneeds[k].name, strlen(o->vneeds[k].name) + 1);
-		}
-		for (size_t k = 0; k < o->nvdefs; k++)
-			lookup_touch_pages(u, w, o, o->vdefs[k].name, strlen(o->vdefs[k].name) + 1);
-	}
 }
 
 void bind_versions(struct process *p, struct bindset *bs);
+void version_check_work(const struct process *p, struct unique_table *u, struct bindset *bs);
 void bind_imports_compute(struct process *p, struct bindset *bs);
 
 void bind_process(struct process *p, const struct bind_options *opt, struct bindset *bs)
@@ -434,7 +423,8 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 	for (size_t i = 0; i < p->nobj; i++)
 		want += p->obj[i]->elf && !p->obj[i]->faked ? p->obj[i]->elf->nsymrefs : 0;
 	GROW(bs->b, bs->cap, want);
-	loading_reads(p, &u, bs);
+	loading_reads(p, &u);
+	version_check_work(p, &u, bs);
 	for (size_t i = 0; i < ARRAY_SIZE(vdso_symbols); i++)
 		if (p->vdso >= 0)
 			vdso_lookup(p, &u, bs, vdso_symbols[i], &bs->obj[p->vdso].work, 0);

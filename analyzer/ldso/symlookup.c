@@ -176,7 +176,7 @@ void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct el
  * time, so a long (mangled) name costs more. Hand-rolled because strcmp
  * does not say where it stopped.
  */
-static int name_cmp(const char *a, const char *b, uint64_t *bytes)
+int lookup_name_cmp(const char *a, const char *b, uint64_t *bytes)
 {
 	size_t i = 0;
 
@@ -206,7 +206,7 @@ static bool check_match(struct unique_table *u, const struct elfobj *o, int obj,
 		const char *name = elfobj_sym_name(o, i);
 		uint64_t before = w->cmp_bytes;
 		w->strcmps++;
-		int differ = name_cmp(name, req->name, &w->cmp_bytes);
+		int differ = lookup_name_cmp(name, req->name, &w->cmp_bytes);
 		lookup_touch(u, w, o, name, w->cmp_bytes - before);
 		if (differ)
 			return false;

@@ -36,6 +36,7 @@ struct lookup_work {
 	uint64_t cold_lines;	/* 64-byte lines of names and tables read first (see touch) */
 	uint64_t read_fault_16ths; /* page faults those reads take, in 16ths (see touch) */
 	uint64_t pages_read;	   /* 4 KiB pages those reads touch first (see touch) */
+	uint64_t ver_entries;	   /* the version check's steps (symversion.c) */
 };
 
 /* A symbol ld.so found: object index and symbol index, or obj -1. */
@@ -90,6 +91,9 @@ struct lookup_result {
 /* One _dl_lookup_symbol_x call: counted, and its name hashed. */
 void lookup_count(struct unique_table *u, struct lookup_work *w, const struct elfobj *from,
 		  struct lookup_req *req);
+/* strcmp, adding to *bytes the bytes it read (ld.so compares a byte at a
+   time). */
+int lookup_name_cmp(const char *a, const char *b, uint64_t *bytes);
 /* ld.so reads len bytes at p, in o's image: the cold lines and the page
    faults it costs. */
 void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,

@@ -38,6 +38,7 @@
 struct lib_spec {
 	char name[40];
 	char args[96];
+	bool versioned; /* a version per function: gen-reloc-lib -V, linked with its script */
 };
 
 struct prog_spec {
@@ -55,6 +56,7 @@ add_lib(struct prog_spec *p, const char *name, const char *fmt, ...)
 	va_list ap;
 
 	snprintf(l->name, sizeof l->name, "%s", name);
+	l->versioned = false;
 	va_start(ap, fmt);
 	vsnprintf(l->args, sizeof l->args, fmt, ap);
 	va_end(ap);
@@ -77,7 +79,7 @@ static size_t plan(bool quick, struct prog_spec *ps)
 			  pages[] = {32, 128, 256}, sym[] = {1000, 3000, 6000},
 			  depth[] = {0, 6, 12}, cached[] = {3000, 12000}, tls[] = {200, 800},
 			  ifunc[] = {200, 800}, objs[] = {8, 16}, names[] = {64, 160},
-			  deep[] = {24, 48};
+			  deep[] = {24, 48}, vers[] = {100, 300};
 	size_t n = 0, q = quick ? 2 : 3;
 	struct prog_spec *p;
 
@@ -144,6 +146,13 @@ static size_t plan(bool quick, struct prog_spec *ps)
 		   library's are: each one read is a cache miss (cold lines). */
 		NEW("scatter-%ld", names[i]);
 		add_lib(p, "n", "-s %d -S -l %ld -n n", 3000, names[i]);
+		/* A library of N versions and one needing each: the version
+		   check walks its definitions from the first for each
+		   (version_steps, N * N / 2), as for libstdc++'s 40 and libc's. */
+		NEW("versions-%ld", vers[i]);
+		add_lib(p, "vp", "-e %ld -n vp", vers[i]);
+		p->libs[p->nlibs - 1].versioned = true;
+		add_lib(p, "vu", "-x %ld -X vp -n vu", vers[i]);
 	}
 #undef NEW
 	return n;
@@ -222,11 +231,14 @@ static int build_prog(const char *dir, const char *gen, const struct prog_spec *
 	libs = xstrdup("");
 	for (int i = 0; i < p->nlibs && !r; i++) {
 		const struct lib_spec *l = &p->libs[i];
-		cmd = xasprintf("cd %s && %s %s > %s-%s.c && %s -O1 -w -fPIC -shared %s "
-				"-Wl,-soname,lib%s-%s.so -o lib%s-%s.so %s-%s.c -L. %s",
-				qd, qgen, l->args, p->name, l->name, calib_cc(),
-				p->relr ? "-Wl,-z,pack-relative-relocs" : "", p->name, l->name,
-				p->name, l->name, p->name, l->name, libs);
+		char *map = l->versioned ? xasprintf("%s-%s.map", p->name, l->name) : NULL;
+		cmd = xasprintf("cd %s && %s %s%s%s > %s-%s.c && %s -O1 -w -fPIC -shared %s "
+				"%s%s -Wl,-soname,lib%s-%s.so -o lib%s-%s.so %s-%s.c -L. %s",
+				qd, qgen, l->args, map ? " -V " : "", map ? map : "", p->name,
+				l->name, calib_cc(), p->relr ? "-Wl,-z,pack-relative-relocs" : "",
+				map ? "-Wl,--version-script=" : "", map ? map : "", p->name,
+				l->name, p->name, l->name, p->name, l->name, libs);
+		free(map);
 		r = calib_sh(cmd, err);
 		free(cmd);
 		char *more = xasprintf("%s -l%s-%s", libs, p->name, l->name);

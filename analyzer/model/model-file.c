@@ -62,6 +62,7 @@ static const char *const feat_names[MODEL_NFEAT] = {
 	[MF_PAGES_READ] = "pages_read",
 	[MF_RELRO_PAGES] = "relro_pages",
 	[MF_WARM_LINES] = "warm_lines",
+	[MF_VERSION_STEPS] = "version_steps",
 };
 
 const char *model_feat_name(enum model_feat f)
@@ -101,6 +102,8 @@ void model_defaults(struct model_coefs *m)
 	 */
 	m->coef_us[MF_WARM_LINES] = 0.017;
 	m->warm_priced = true;
+	/* The version check's step, calibrated on versions-N (2026-12-07: 1.28 ns). */
+	m->coef_us[MF_VERSION_STEPS] = 0.0013;
 	m->dynamic_fixed_us = ALLOC_FIXED(132);
 	m->dynamic_fixed_lo = ALLOC_FIXED(89);
 	m->dynamic_fixed_hi = ALLOC_FIXED(147);
@@ -233,7 +236,7 @@ static uint32_t required_coefs(void)
 {
 	return ((1u << MODEL_NFEAT) - 1) & ~(1u << MF_LIBC) & ~(1u << MF_DEEP_PROBES) &
 	       ~(1u << MF_READ_FAULTS) & ~(1u << MF_PAGES_READ) & ~(1u << MF_RELRO_PAGES) &
-	       ~(1u << MF_WARM_LINES);
+	       ~(1u << MF_WARM_LINES) & ~(1u << MF_VERSION_STEPS);
 }
 
 /* The first count whose coefficient the file lacked, or NULL. */

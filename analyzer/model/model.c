@@ -81,6 +81,7 @@ static void object_features(const struct dso *d, const struct obj_binding *b, do
 	f[MF_PAGES_READ] = (double)b->work.pages_read;
 	f[MF_RELRO_PAGES] = relro_flushed(e->relro_pages);
 	f[MF_CACHED] = (double)b->work.cached;
+	f[MF_VERSION_STEPS] = (double)b->work.ver_entries;
 	f[MF_TLS] = (double)e->relocs.tls;
 	f[MF_IFUNC] = (double)b->ifunc_calls;
 	/* The copy-on-write faults: ld.so's own pages were written when it

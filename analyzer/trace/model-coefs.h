@@ -32,6 +32,7 @@ enum model_feat {
 	MF_RELRO_PAGES, /* pages the RELRO mprotect flushes past its first (to the 33rd) */
 	MF_WARM_LINES,	/* cold lines the run before left in the L2 (back to back, small footprint)
 			 */
+	MF_VERSION_STEPS, /* the version check's steps: entries walked, file names compared */
 	MODEL_NFEAT,
 };
 
