@@ -20,22 +20,31 @@
 
 void version_check_work(const struct process *p, struct unique_table *u, struct bindset *bs);
 
-/* A name compared: one step, and the bytes it reads. */
-static bool name_matches(const char *file, const char *name, struct lookup_work *w)
+/* A name compared: one step, and the bytes it reads (the most of file's
+   any compare read in *longest). */
+static bool name_matches(const char *file, const char *name, struct lookup_work *w,
+			 uint64_t *longest)
 {
+	uint64_t bytes = 0;
+	bool same = !lookup_name_cmp(file, name, &bytes);
+
 	w->ver_entries++;
-	return !lookup_name_cmp(file, name, &w->cmp_bytes);
+	w->cmp_bytes += bytes;
+	if (bytes > *longest)
+		*longest = bytes;
+	return same;
 }
 
 /* find_needed: _dl_name_match_p over the loaded objects, in load order. */
-static int find_needed(const struct process *p, const char *file, struct lookup_work *w)
+static int find_needed(const struct process *p, const char *file, struct lookup_work *w,
+		       uint64_t *longest)
 {
 	for (size_t k = 0; k < p->nchain; k++) {
 		const struct dso *d = p->obj[p->chain[k]];
-		if (name_matches(file, d->path, w))
+		if (name_matches(file, d->path, w, longest))
 			return p->chain[k];
 		for (size_t n = 0; n < d->nnames; n++)
-			if (name_matches(file, d->names[n], w))
+			if (name_matches(file, d->names[n], w, longest))
 				return p->chain[k];
 	}
 	return -1;
@@ -52,11 +61,11 @@ static void match_version(struct unique_table *u, struct lookup_work *w, const s
 		lookup_touch(u, w, def, vd->ent, sizeof(Elf64_Verdef));
 		if (vd->hash != vn->hash)
 			continue;
-		uint64_t before = w->cmp_bytes;
+		uint64_t bytes = 0;
 		lookup_touch(u, w, def, vd->aux, sizeof(Elf64_Verdaux));
-		bool same = name_matches(vn->name, vd->name, w);
-		lookup_touch(u, w, o, vn->name, w->cmp_bytes - before);
-		lookup_touch(u, w, def, vd->name, w->cmp_bytes - before);
+		bool same = name_matches(vn->name, vd->name, w, &bytes);
+		lookup_touch(u, w, o, vn->name, bytes);
+		lookup_touch(u, w, def, vd->name, bytes);
 		if (same)
 			return;
 	}
@@ -87,10 +96,10 @@ static void check_object(const struct process *p, struct unique_table *u, int oi
 	for (size_t i = 0; i < o->nvneeds; i++) {
 		const struct elf_vneed *vn = &o->vneeds[i];
 		if (vn->file != last_file) {
-			uint64_t before = w->cmp_bytes;
+			uint64_t longest = 0;
 			lookup_touch(u, w, o, vn->ent, sizeof(Elf64_Verneed));
-			int needed = find_needed(p, vn->file, w);
-			lookup_touch(u, w, o, vn->file, w->cmp_bytes - before);
+			int needed = find_needed(p, vn->file, w, &longest);
+			lookup_touch(u, w, o, vn->file, longest);
 			def = needed >= 0 && !p->obj[needed]->faked ? p->obj[needed]->elf : NULL;
 			last_file = vn->file;
 		}
