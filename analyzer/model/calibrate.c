@@ -148,7 +148,8 @@ static size_t plan(bool quick, struct prog_spec *ps)
 		add_lib(p, "n", "-s %d -S -l %ld -n n", 3000, names[i]);
 		/* A library of N versions and one needing each: the version
 		   check walks its definitions from the first for each
-		   (version_steps, N * N / 2), as for libstdc++'s 40 and libc's. */
+		   (version_steps, N * N / 2), as for libstdc++'s 48 versions and
+		   libc's 39. */
 		NEW("versions-%ld", vers[i]);
 		add_lib(p, "vp", "-e %ld -n vp", vers[i]);
 		p->libs[p->nlibs - 1].versioned = true;
