@@ -425,6 +425,8 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 	GROW(bs->b, bs->cap, want);
 	loading_reads(p, &u);
 	version_check_work(p, &u, bs);
+	for (size_t i = 0; i < p->nobj; i++)
+		work_sum(&bs->obj[i].work, &bs->obj[i].versions);
 	for (size_t i = 0; i < ARRAY_SIZE(vdso_symbols); i++)
 		if (p->vdso >= 0)
 			vdso_lookup(p, &u, bs, vdso_symbols[i], &bs->obj[p->vdso].work, 0);

@@ -45,6 +45,7 @@ struct binding {
 struct obj_binding {
 	struct lookup_work work;     /* at startup */
 	struct lookup_work deferred; /* lazy PLT slots, when first called */
+	struct lookup_work versions; /* of work, the version check's (symversion.c) */
 	uint64_t ifunc_calls;	     /* IRELATIVE and IFUNC-bound relocations */
 	uint64_t missing, weak_undef;
 	bool lazy;	/* its PLT is bound lazily */

@@ -122,6 +122,6 @@ void version_check_work(const struct process *p, struct unique_table *u, struct 
 	for (size_t k = 0; k < p->nchain; k++) {
 		int oi = p->chain[k];
 		if (p->obj[oi]->elf && !p->obj[oi]->faked)
-			check_object(p, u, oi, &bs->obj[oi].work);
+			check_object(p, u, oi, &bs->obj[oi].versions);
 	}
 }

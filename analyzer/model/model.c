@@ -32,9 +32,13 @@ void model_object_savings(const struct model_coefs *m, const double feat[MODEL_N
 	double per_lookup = 0;
 
 	if (feat[MF_LOOKUPS] > 0) {
+		/* The version check's lines are priced as the object's others:
+		   all warm or all cold (model_warm_lines). */
+		double line = feat[MF_WARM_LINES] > 0 ? c[MF_WARM_LINES] : c[MF_COLD_LINES];
 		for (size_t k = 0; k < ARRAY_SIZE(lookup_work); k++)
 			per_lookup += c[lookup_work[k]] * feat[lookup_work[k]];
-		per_lookup /= feat[MF_LOOKUPS];
+		per_lookup -= line * af->version_lines + c[MF_CMP_BYTES] * af->version_bytes;
+		per_lookup = fmax(0, per_lookup) / feat[MF_LOOKUPS];
 	}
 	s->lazy = af->now_plt * per_lookup;
 	s->relr = feat[MF_RELATIVE] * fmax(0, c[MF_RELATIVE] - c[MF_RELR]);
@@ -174,6 +178,8 @@ static void advice_facts(const struct deps_report *r, struct advice_facts *af)
 		const struct elfobj *e = p->obj[i]->elf;
 		af[i].sysv_only = e && e->hash.style == HASH_SYSV;
 		af[i].avg_chain = e ? e->hash.avg_chain : 0;
+		af[i].version_lines = (double)r->bs.obj[i].versions.cold_lines;
+		af[i].version_bytes = (double)r->bs.obj[i].versions.cmp_bytes;
 	}
 	for (size_t k = 0; k < r->nunused; k++)
 		if (r->unused[k].unused_by_all && r->unused[k].obj == p->main &&

@@ -30,8 +30,7 @@ enum model_feat {
 	MF_READ_FAULTS, /* page faults on the files' tables ld.so reads (a mean) */
 	MF_PAGES_READ,	/* pages of the files those reads touch first in the process */
 	MF_RELRO_PAGES, /* pages the RELRO mprotect flushes past its first (to the 33rd) */
-	MF_WARM_LINES,	/* cold lines the run before left in the L2 (back to back, small footprint)
-			 */
+	MF_WARM_LINES,	/* cold lines the last run left in the L2 (back to back, small footprint) */
 	MF_VERSION_STEPS, /* the version check's steps: entries walked, file names compared */
 	MODEL_NFEAT,
 };
@@ -50,6 +49,9 @@ struct advice_facts {
 	double now_plt;	    /* PLT slots bound at startup (BIND_NOW) */
 	double sysv_passes; /* lookups that probe it and find nothing there */
 	double avg_chain;   /* its hash table's mean chain length */
+	/* Of its counts, the version check's, which no lookup costs: the
+	   lines it reads first and the bytes it compares. */
+	double version_lines, version_bytes;
 };
 
 struct model_coefs {

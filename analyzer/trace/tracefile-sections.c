@@ -62,6 +62,8 @@ enum advice_tag {
 	ADV_NOW_PLT = 4,
 	ADV_SYSV_PASSES = 5,
 	ADV_AVG_CHAIN = 6,
+	ADV_VERSION_LINES = 7,
+	ADV_VERSION_BYTES = 8,
 };
 
 enum model_tag {
@@ -196,6 +198,8 @@ static void encode_features(const struct trace_object *o, struct bbuf *b)
 	tlv_f64(&adv, ADV_NOW_PLT, a->now_plt);
 	tlv_f64(&adv, ADV_SYSV_PASSES, a->sysv_passes);
 	tlv_f64(&adv, ADV_AVG_CHAIN, a->avg_chain);
+	tlv_f64(&adv, ADV_VERSION_LINES, a->version_lines);
+	tlv_f64(&adv, ADV_VERSION_BYTES, a->version_bytes);
 	tlv_nested(b, OBJ_ADVICE, &adv);
 }
 
@@ -515,6 +519,10 @@ static bool decode_advice(struct cursor *c, struct advice_facts *a)
 			a->sysv_passes = val_f64(&v);
 		else if (tag == ADV_AVG_CHAIN)
 			a->avg_chain = val_f64(&v);
+		else if (tag == ADV_VERSION_LINES)
+			a->version_lines = val_f64(&v);
+		else if (tag == ADV_VERSION_BYTES)
+			a->version_bytes = val_f64(&v);
 		if (v.bad)
 			return false;
 	}

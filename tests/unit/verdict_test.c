@@ -641,9 +641,41 @@ static void test_warm_lines(void)
 	trace_free(&t);
 }
 
+/*
+ * The version check's lines and bytes are in an object's counts but cost
+ * no lookup: a lazy lookup's price leaves them out, its lines priced cold
+ * or warm as the object's others.
+ */
+static void test_lazy_price_without_versions(void)
+{
+	struct model_coefs m;
+	struct advice_facts plain = {.now_plt = 1}, versioned = plain;
+	struct model_savings a, b;
+	double f[MODEL_NFEAT] = {0};
+
+	model_defaults(&m);
+	f[MF_LOOKUPS] = 100;
+	f[MF_CHAIN] = 300;
+	f[MF_COLD_LINES] = 50;
+	f[MF_CMP_BYTES] = 2000;
+	model_object_savings(&m, f, &plain, false, &a);
+	versioned.version_lines = 20;
+	versioned.version_bytes = 500;
+	model_object_savings(&m, f, &versioned, false, &b);
+	const double *c = m.coef_us;
+	CHECK_NEAR(a.lazy - b.lazy, (20 * c[MF_COLD_LINES] + 500 * c[MF_CMP_BYTES]) / 100, 1e-12);
+	f[MF_WARM_LINES] = f[MF_COLD_LINES]; /* model_warm_lines moved them */
+	f[MF_COLD_LINES] = 0;
+	model_object_savings(&m, f, &plain, false, &a);
+	model_object_savings(&m, f, &versioned, false, &b);
+	CHECK_NEAR(a.lazy - b.lazy, (20 * c[MF_WARM_LINES] + 500 * c[MF_CMP_BYTES]) / 100, 1e-12);
+	CHECK(b.lazy > 0);
+}
+
 int main(void)
 {
 	test_warm_lines();
+	test_lazy_price_without_versions();
 	test_lazy_binding();
 	test_crt_code();
 	test_exit_path();
