@@ -12,7 +12,7 @@
 #include "base/strmap.h"
 #include "base/util.h"
 
-#define MAX_ARCHIVES 8
+#define MAX_ARCHIVES 64
 
 struct archive {
 	int fd;
@@ -95,8 +95,11 @@ static char *gcc_dir(void)
 	return best;
 }
 
-/* In the order a C++ link names them: -lstdc++ -lm -lc -lgcc -lgcc_eh, as a group. */
-static void open_archives(struct closure *c)
+/*
+ * The program's libraries first, then the runtime in the order a C++ link
+ * names it: -lstdc++ -lm -lc -lgcc -lgcc_eh, all as one group.
+ */
+static void open_archives(struct closure *c, const char *const *libs, size_t nlibs)
 {
 	static const char *const libdirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64",
 					      "/usr/lib"};
@@ -110,7 +113,9 @@ static void open_archives(struct closure *c)
 		free(p);
 	}
 	if (!libdir)
-		return;
+		goto out;
+	for (size_t i = 0; i < nlibs; i++)
+		add_archive(c, libs[i]);
 	if (gcc)
 		add_archive(c, p = xasprintf("%s/libstdc++.a", gcc)), free(p);
 	add_script_or_archive(c, p = xasprintf("%s/libm.a", libdir)), free(p);
@@ -119,6 +124,7 @@ static void open_archives(struct closure *c)
 		add_archive(c, p = xasprintf("%s/libgcc.a", gcc)), free(p);
 		add_archive(c, p = xasprintf("%s/libgcc_eh.a", gcc)), free(p);
 	}
+out:
 	free(gcc);
 }
 
@@ -215,7 +221,8 @@ static void resolve(struct closure *c)
 	}
 }
 
-int runtime_archive_fdes(const char *const *names, size_t n, uint64_t *fdes)
+int static_archive_fdes(const char *const *libs, size_t nlibs, const char *const *names, size_t n,
+			uint64_t *fdes)
 {
 	struct closure c = {0};
 	int r = 0;
@@ -223,7 +230,7 @@ int runtime_archive_fdes(const char *const *names, size_t n, uint64_t *fdes)
 	*fdes = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	open_archives(&c);
+	open_archives(&c, libs, nlibs);
 	if (!c.nar) {
 		r = -ENOENT;
 		goto out;

@@ -1,6 +1,7 @@
 /*
  * Which members of the C and C++ runtime's static archives (libc.a,
- * libm.a, libstdc++.a, libgcc.a, libgcc_eh.a) a static link of a program
+ * libm.a, libstdc++.a, libgcc.a, libgcc_eh.a), and of the program's other
+ * libraries' when installed (libgcrypt.a, ...), a static link of a program
  * would pull in, from the symbols the program's other objects leave
  * undefined, as ld resolves an archive group: a member for each symbol
  * one defines, then the symbols that member leaves undefined, until none
@@ -16,9 +17,12 @@
 
 /*
  * The FDEs in .eh_frame of the members pulled in by names[0..n) and the
- * C start (__libc_start_main). 0, or -ENOENT when this machine has no
- * libc.a (libc6-dev): the caller then knows only bounds.
+ * C start (__libc_start_main), from the archives libs[0..nlibs) (the
+ * program's other libraries whose archives are installed, in link order)
+ * and then the runtime's. 0, or -ENOENT when this machine has no libc.a
+ * (libc6-dev): the caller then knows only bounds.
  */
-int runtime_archive_fdes(const char *const *names, size_t n, uint64_t *fdes);
+int static_archive_fdes(const char *const *libs, size_t nlibs, const char *const *names, size_t n,
+			uint64_t *fdes);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/util.h"
 #include "model/fde-order.h"
@@ -140,16 +141,81 @@ static bool is_runtime(const struct dso *d)
 	return false;
 }
 
-/* The strong undefined symbols outside the runtime: what a static link resolves in it. */
-static size_t runtime_wants(const struct process *p, const char ***names)
+/*
+ * A library's static archive, as -lNAME finds it: "libNAME.a" beside the
+ * shared object or in the toolchain's directories (its -dev package), or
+ * NULL. A static link keeps only the members of it the program needs.
+ */
+static char *library_archive(const struct dso *d)
+{
+	static const char *const dirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
+	const char *so = d->elf && d->elf->soname ? d->elf->soname : NULL, *dot;
+	const char *slash = d->path ? strrchr(d->path, '/') : NULL;
+	char *p;
+
+	if (!so || strncmp(so, "lib", 3) || !(dot = strstr(so, ".so")))
+		return NULL;
+	if (slash) {
+		p = xasprintf("%.*s/%.*s.a", (int)(slash - d->path), d->path, (int)(dot - so), so);
+		if (!access(p, R_OK))
+			return p;
+		free(p);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		p = xasprintf("%s/%.*s.a", dirs[i], (int)(dot - so), so);
+		if (!access(p, R_OK))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/*
+ * Which objects a static link would take whole, the objects outside the
+ * runtime without an archive of their own (the executable among them),
+ * and the archives of the others, in load order: the order of -l options.
+ */
+struct link_plan {
+	bool *whole; /* by object */
+	char **archives;
+	size_t narchives;
+};
+
+static void plan_link(const struct process *p, struct link_plan *lp)
+{
+	lp->whole = xcalloc(p->nobj + 1, sizeof *lp->whole);
+	lp->archives = xcalloc(p->nobj + 1, sizeof *lp->archives);
+	lp->narchives = 0;
+	for (size_t i = 0; i < p->nobj; i++) {
+		const struct dso *d = p->obj[i];
+		char *a;
+		if (d->is_rtld || d->is_vdso || d->is_preload || !d->elf || is_runtime(d))
+			continue;
+		if (!d->is_main && (a = library_archive(d)))
+			lp->archives[lp->narchives++] = a;
+		else
+			lp->whole[i] = true;
+	}
+}
+
+static void free_plan(struct link_plan *lp)
+{
+	for (size_t i = 0; i < lp->narchives; i++)
+		free(lp->archives[i]);
+	free(lp->archives);
+	free(lp->whole);
+}
+
+/* The strong undefined symbols of the objects linked whole: what the archives resolve. */
+static size_t archive_wants(const struct process *p, const struct link_plan *lp,
+			    const char ***names)
 {
 	size_t n = 0, cap = 0;
 
 	*names = NULL;
 	for (size_t i = 0; i < p->nobj; i++) {
-		const struct dso *d = p->obj[i];
-		const struct elfobj *e = d->elf;
-		if (d->is_rtld || d->is_vdso || d->is_preload || !e || is_runtime(d))
+		const struct elfobj *e = p->obj[i]->elf;
+		if (!lp->whole[i])
 			continue;
 		for (uint32_t k = 1; k < e->nsyms; k++) {
 			if (e->syms[k].st_shndx != SHN_UNDEF ||
@@ -172,27 +238,30 @@ struct fde_sums {
 
 /*
  * The erratic FDEs a static link would keep, from a replay of its archive
- * resolution (static-archives.h): the objects outside the runtime whole,
- * and the runtime's members it pulls in. Linked as one image, all their
- * FDEs go erratic but the cold ones (fde-order.h): the objects' own, and
- * the members' at the runtime's shared objects' share. Each object's
- * erratic share instead put static-cxx's at 2755 against 3141 by its
- * readelf, this 3134; dar_static's at 11362 against 12327, this 13208
- * (its Debian build links fewer FDEs: 14013, the replay 15079). False
- * without libc.a.
+ * resolution (static-archives.h): the objects linked whole, and the
+ * archive members it pulls in (the runtime's, and those of the libraries
+ * whose archives are installed). Linked as one image, all their FDEs go
+ * erratic but the cold ones (fde-order.h): the whole objects' own, and the
+ * members' at their shared objects' share. Each object's erratic share
+ * instead put static-cxx's at 2755 against 3141 by its readelf, this
+ * 3134. dar_static's came out 13208 against 12327 with its libraries
+ * counted whole (its Debian build links 14013 FDEs, that replay 15079);
+ * with the six whose archives are installed here replayed (libgcrypt.a,
+ * libzstd.a, ...), 12904 (14816 FDEs). False without libc.a.
  */
-static bool archive_estimate(const struct process *p, struct fde_sums rt, struct fde_sums own,
-			     struct static_facts *sf)
+static bool archive_estimate(const struct process *p, const struct link_plan *lp,
+			     struct fde_sums ar, struct fde_sums own, struct static_facts *sf)
 {
 	const char **names;
-	size_t n = runtime_wants(p, &names);
+	size_t n = archive_wants(p, lp, &names);
 	uint64_t kept, cold;
-	int r = runtime_archive_fdes(names, n, &kept);
+	int r = static_archive_fdes((const char *const *)lp->archives, lp->narchives, names, n,
+				    &kept);
 
 	free(names);
-	if (r || !rt.fdes)
+	if (r || !ar.fdes)
 		return false;
-	cold = own.cold + kept * rt.cold / rt.fdes;
+	cold = own.cold + kept * ar.cold / ar.fdes;
 	sf->fdes_runtime_kept = clamp32(kept);
 	sf->fdes_erratic_kept = clamp32(own.fdes + kept - fmin(cold, own.fdes + kept));
 	return true;
@@ -202,15 +271,18 @@ static bool archive_estimate(const struct process *p, struct fde_sums rt, struct
  * What a static build's first unwind sorts: the FDEs of every object it
  * would link, of those the ones each object's order leaves erratic (an
  * upper bound: a static link keeps only the archive members it needs),
- * and the erratic ones outside the runtime (a lower bound, with the
- * runtime's floor); and which library unwinds in the dynamic build.
+ * and the erratic ones of the objects it would link whole (a lower bound,
+ * with the runtime's floor); and which library unwinds in the dynamic
+ * build.
  */
 static void unwind_facts(const struct process *p, struct static_facts *sf, int *unwinder)
 {
 	uint64_t n = 0, erratic = 0, own = 0;
-	struct fde_sums rt = {0}, own_sums = {0};
+	struct fde_sums ar = {0}, own_sums = {0};
+	struct link_plan lp;
 
 	*unwinder = -1;
+	plan_link(p, &lp);
 	for (size_t i = 0; i < p->nobj; i++) {
 		const struct dso *d = p->obj[i];
 		struct fde_sums *s;
@@ -219,8 +291,8 @@ static void unwind_facts(const struct process *p, struct static_facts *sf, int *
 			continue;
 		fde_order(d->elf, &fo);
 		n += fo.fdes, erratic += fo.erratic;
-		own += is_runtime(d) ? 0 : fo.erratic;
-		s = is_runtime(d) ? &rt : &own_sums;
+		own += lp.whole[i] ? fo.erratic : 0;
+		s = lp.whole[i] ? &own_sums : &ar;
 		s->fdes += fo.fdes, s->cold += fo.cold;
 		if (*unwinder < 0 && !d->is_main && is_unwinder(d->elf))
 			*unwinder = (int)i;
@@ -229,7 +301,8 @@ static void unwind_facts(const struct process *p, struct static_facts *sf, int *
 	sf->fdes_erratic = clamp32(erratic);
 	sf->fdes_erratic_own = clamp32(own);
 	/* Only a program with an unwinder can unwind: the replay is for it alone. */
-	sf->have_kept = *unwinder >= 0 && archive_estimate(p, rt, own_sums, sf);
+	sf->have_kept = *unwinder >= 0 && archive_estimate(p, &lp, ar, own_sums, sf);
+	free_plan(&lp);
 }
 
 void static_side_facts(const struct deps_report *r, struct static_facts *sf, int *unwinder)
@@ -285,10 +358,12 @@ double static_side_us(const struct model_coefs *m, const struct static_facts *sf
 
 /*
  * The archive replay's error on the sort: it puts the static builds'
- * erratic FDEs 0.2% low (static-cxx: 3134 against 3141) and 7% high
- * (dar_static, a build of its own: 13208 against 12327), about 8% of the
- * sort's cost; three times that bounds the estimate, as it did when each
- * object's erratic share put them 12% and 8% low.
+ * erratic FDEs 0.2% low (static-cxx: 3134 against 3141), 1.3% low
+ * (static-zstd), 1.9% low (a program of zlib, liblzma, libbz2, libzstd and
+ * libgcrypt) and 4.7% high (dar_static, a build of its own, whose libdar,
+ * gpgme, ... have no archive here: 12904 against 12327), about 5% of the
+ * sort's cost; three times the 8% it once was bounds the estimate, as it
+ * did when each object's erratic share put them 12% and 8% low.
  */
 #define KEPT_ERR 0.25
 
