@@ -24,6 +24,7 @@ struct closure {
 	size_t nar;
 	struct strmap defs; /* symbol -> archive and member offset, + 1 */
 	struct strmap done; /* symbols looked for, and members pulled ("#i:off") */
+	struct strmap groups; /* COMDAT group signatures brought in */
 	char **todo;
 	size_t ntodo, cap;
 	uint64_t fdes;
@@ -154,8 +155,80 @@ static void want(struct closure *c, const char *name)
 	c->todo[c->ntodo++] = xstrdup(name);
 }
 
-/* An object's .eh_frame entries that are FDEs (a CIE's id is 0). */
-static uint64_t count_fdes(Elf_Data *d)
+/*
+ * A member's sections that ld discards: those of a COMDAT group (an
+ * inline function, a template's instance) whose signature an earlier
+ * member brought in already. C++ archives repeat them member after
+ * member: libdar64.a's members hold 6750 FDEs, libdar64.so 4469.
+ */
+static bool *discarded_sections(struct closure *c, Elf *m, size_t shnum)
+{
+	bool *gone = xcalloc(shnum + 1, sizeof *gone);
+
+	for (Elf_Scn *scn = elf_nextscn(m, NULL); scn; scn = elf_nextscn(m, scn)) {
+		GElf_Shdr sh, symsh;
+		GElf_Sym sym;
+		Elf_Data *d = NULL, *syms;
+		Elf_Scn *symscn;
+		const char *sig;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_GROUP ||
+		    !(d = elf_getdata(scn, NULL)) || d->d_size < 4 ||
+		    !(((const uint32_t *)d->d_buf)[0] & GRP_COMDAT))
+			continue;
+		if (!(symscn = elf_getscn(m, sh.sh_link)) || !gelf_getshdr(symscn, &symsh) ||
+		    !(syms = elf_getdata(symscn, NULL)) ||
+		    !gelf_getsym(syms, (int)sh.sh_info, &sym) ||
+		    !(sig = elf_strptr(m, symsh.sh_link, sym.st_name)))
+			continue;
+		if (!strmap_get(&c->groups, sig)) {
+			strmap_put(&c->groups, sig, (void *)1);
+			continue;
+		}
+		for (size_t k = 1; k < d->d_size / 4; k++) {
+			uint32_t idx = ((const uint32_t *)d->d_buf)[k];
+			if (idx < shnum)
+				gone[idx] = true;
+		}
+	}
+	return gone;
+}
+
+/* Where each relocation of .eh_frame points: its offset and its symbol's section. */
+struct fde_reloc {
+	uint64_t off;
+	size_t shndx;
+};
+
+static int cmp_reloc(const void *a, const void *b)
+{
+	uint64_t x = ((const struct fde_reloc *)a)->off, y = ((const struct fde_reloc *)b)->off;
+
+	return (x > y) - (x < y);
+}
+
+static size_t eh_relocs(Elf_Data *rela, Elf_Data *syms, struct fde_reloc **out)
+{
+	size_t n = rela ? rela->d_size / sizeof(Elf64_Rela) : 0, k = 0;
+
+	*out = xcalloc(n + 1, sizeof **out);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym s;
+		if (gelf_getrela(rela, (int)i, &r) && syms &&
+		    gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &s))
+			(*out)[k++] = (struct fde_reloc){r.r_offset, s.st_shndx};
+	}
+	qsort(*out, k, sizeof **out, cmp_reloc);
+	return k;
+}
+
+/*
+ * An object's .eh_frame entries that are FDEs (a CIE's id is 0), less
+ * those whose pc_begin (at offset + 8) is relocated against a discarded
+ * section: ld drops them with it.
+ */
+static uint64_t count_fdes(Elf_Data *d, const struct fde_reloc *rel, size_t nrel, const bool *gone,
+			   size_t shnum)
 {
 	const unsigned char *p = d ? d->d_buf : NULL;
 	size_t off = 0, size = d ? d->d_size : 0;
@@ -167,41 +240,71 @@ static uint64_t count_fdes(Elf_Data *d)
 		if (len < 4 || len == 0xffffffff || len > size - off - 4)
 			break;
 		memcpy(&id, p + off + 4, 4);
-		n += id != 0;
+		if (id) {
+			struct fde_reloc key = {off + 8, 0};
+			const struct fde_reloc *r =
+				bsearch(&key, rel, nrel, sizeof *rel, cmp_reloc);
+			n += !(r && r->shndx < shnum && gone[r->shndx]);
+		}
 		off += 4 + (size_t)len;
 	}
 	return n;
+}
+
+/* Want the strong undefined symbols of a member's symbol table. */
+static void want_undefined(struct closure *c, Elf *m, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+
+	for (size_t k = 1; d && sh->sh_entsize && k < sh->sh_size / sh->sh_entsize; k++) {
+		GElf_Sym s;
+		if (gelf_getsym(d, (int)k, &s) && s.st_shndx == SHN_UNDEF &&
+		    GELF_ST_BIND(s.st_info) == STB_GLOBAL)
+			want(c, elf_strptr(m, sh->sh_link, s.st_name));
+	}
 }
 
 /* Pull one member: its FDEs counted, its strong undefined symbols wanted. */
 static void pull(struct closure *c, size_t i, size_t off)
 {
 	struct archive *a = &c->ar[i];
-	size_t shstrndx;
+	size_t shstrndx, shnum, eh = 0, nrel;
+	Elf_Data *ehd = NULL, *rela = NULL, *syms = NULL;
+	struct fde_reloc *rel;
+	bool *gone;
 	Elf *m;
 
 	if (elf_rand(a->elf, off) != off || !(m = elf_begin(a->fd, ELF_C_READ, a->elf)))
 		return;
 	if (elf_getshdrstrndx(m, &shstrndx))
 		shstrndx = 0;
+	if (elf_getshdrnum(m, &shnum))
+		shnum = 0;
+	gone = discarded_sections(c, m, shnum);
 	for (Elf_Scn *scn = elf_nextscn(m, NULL); scn; scn = elf_nextscn(m, scn)) {
 		GElf_Shdr sh;
 		const char *name;
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = elf_strptr(m, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".eh_frame"))
-			c->fdes += count_fdes(elf_getdata(scn, NULL));
-		if (sh.sh_type != SHT_SYMTAB)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		for (size_t k = 1; d && sh.sh_entsize && k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Sym s;
-			if (gelf_getsym(d, (int)k, &s) && s.st_shndx == SHN_UNDEF &&
-			    GELF_ST_BIND(s.st_info) == STB_GLOBAL)
-				want(c, elf_strptr(m, sh.sh_link, s.st_name));
+		if (name && !strcmp(name, ".eh_frame") && sh.sh_type != SHT_RELA) {
+			eh = elf_ndxscn(scn);
+			ehd = elf_getdata(scn, NULL);
+		}
+		if (sh.sh_type == SHT_SYMTAB) {
+			syms = elf_getdata(scn, NULL);
+			want_undefined(c, m, scn, &sh);
 		}
 	}
+	for (Elf_Scn *scn = elf_nextscn(m, NULL); eh && scn; scn = elf_nextscn(m, scn)) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA && sh.sh_info == eh)
+			rela = elf_getdata(scn, NULL);
+	}
+	nrel = eh_relocs(rela, syms, &rel);
+	c->fdes += count_fdes(ehd, rel, nrel, gone, shnum);
+	free(rel);
+	free(gone);
 	elf_end(m);
 }
 
@@ -251,5 +354,6 @@ out:
 	free(c.todo);
 	strmap_free(&c.defs, NULL);
 	strmap_free(&c.done, NULL);
+	strmap_free(&c.groups, NULL);
 	return r;
 }

@@ -5,9 +5,10 @@
  * would pull in, from the symbols the program's other objects leave
  * undefined, as ld resolves an archive group: a member for each symbol
  * one defines, then the symbols that member leaves undefined, until none
- * is left. For the FDEs its first unwind sorts (static-side.c): the C++
- * fixture's static build has 3237 FDEs, its own code 1511, and this
- * replay finds 1730 in the runtime's members.
+ * is left; a COMDAT group (an inline function, a template's instance) that
+ * an earlier member brought in is dropped from a later one, FDEs and all. For the FDEs its first
+ * unwind sorts (static-side.c): the C++ fixture's static build has 3237 FDEs, its own code 1511,
+ * and this replay finds 1730 in the runtime's members.
  */
 #ifndef LDPROF_STATIC_ARCHIVES_H
 #define LDPROF_STATIC_ARCHIVES_H
