@@ -11,6 +11,8 @@
 #                   decoder and the run analysis, follow mode's per process
 #                   too; seeds: buffers the real shim filled, two in follow
 #                   mode (fuzz/seed-records.c)
+#   fuzz-archive    a static archive through the replay of a static link
+#                   (model/static-archives.h), seeded with the fixtures' libinl.a;
 #   fuzz-calibration  a calibration file through model_read, and what reads
 #                   written back and read again; seeds: a calibration of
 #                   the reference machine (fuzz/seed-calibration), whole,
@@ -24,7 +26,7 @@
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 300
 FUZZ_DIR := $(B)/fuzz
-FUZZ_TARGETS := deps tracefile records calibration
+FUZZ_TARGETS := deps tracefile records calibration archive
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz-%)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -Ianalyzer -Ipreload/include \
@@ -126,12 +128,27 @@ $(FUZZ_DIR)/corpus-calibration/.seeded: $(CAL_SEED) $(wildcard fuzz/regressions/
 	sed 's/^noise_pct .*/noise_pct nan/' $(CAL_SEED) >$(@D)/noise-unknown
 	touch $@
 
+# --- seeds for fuzz-archive: the fixtures' archives, whole and broken ------
+ARCHIVE_SEEDS := $(MODELFIX)/libinl.a
+$(FUZZ_DIR)/corpus-archive/.seeded: $(ARCHIVE_SEEDS) $(wildcard fuzz/regressions/archive/*)
+	rm -rf $(@D)
+	mkdir -p $(@D)
+	for f in $(wildcard fuzz/regressions/archive/*); do cp "$$f" $(@D)/; done
+	cp $(MODELFIX)/libinl.a $(@D)/libinl
+	head -c 4000 $(MODELFIX)/libinl.a >$(@D)/libinl-cut
+	cd $(@D) && rm -rf x && mkdir x && cd x && ar x ../libinl && \
+		ar rcs ../one-member inl-a.o && ar rc ../no-index inl-b.o && \
+		cp inl-b.o ../an-object && cd .. && rm -rf x
+	printf '!<arch>\n' >$(@D)/empty
+	touch $@
+
 # A trace's report costs milliseconds under the sanitizers, more with each run
 # it holds: inputs of 4 KiB (a few runs) keep fuzz-tracefile near 1000 a second.
 FUZZ_ARGS_tracefile := -max_len=4096
 
 FUZZ_CORPORA := $(FUZZ_DIR)/corpus-deps/.seeded $(FUZZ_DIR)/corpus-tracefile/.seeded \
-		$(FUZZ_DIR)/corpus-records/.seeded $(FUZZ_DIR)/corpus-calibration/.seeded
+		$(FUZZ_DIR)/corpus-records/.seeded $(FUZZ_DIR)/corpus-calibration/.seeded \
+		$(FUZZ_DIR)/corpus-archive/.seeded
 
 .PHONY: fuzz
 ifeq ($(HAVE_FUZZ_CC),yes)

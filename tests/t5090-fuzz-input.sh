@@ -2,8 +2,9 @@
 # The libFuzzer targets for what ldprof reads from others (fuzz/fuzz.mk,
 # with AddressSanitizer and UBSan): trace files through report's entry and
 # renderers (fuzz-tracefile), the shim's record buffer through its
-# decoder and the run analysis (fuzz-records), and calibration files
-# through model_read and back (fuzz-calibration). Each runs over its seed
+# decoder and the run analysis (fuzz-records), calibration files
+# through model_read and back (fuzz-calibration), and static archives
+# through the replay of a static link (fuzz-archive). Each runs over its seed
 # corpus (real traces and buffers, and every input a fuzzer once crashed
 # on, in fuzz/regressions/), then fuzzes for LDPROF_FUZZ_SECONDS (default
 # 8): no crash, leak, timeout or excessive memory.
@@ -12,7 +13,7 @@
 FUZZ=$FIXTURES/../fuzz
 SECONDS_=${LDPROF_FUZZ_SECONDS:-8}
 cd "$TMP" || exit 1
-for target in tracefile records calibration; do
+for target in tracefile records calibration archive; do
 	bin=$FUZZ/fuzz-$target corpus=$FUZZ/corpus-$target
 	if [ ! -x "$bin" ]; then
 		skip "fuzz-$target: no fuzz target (clang with libclang-rt is needed to build it)"

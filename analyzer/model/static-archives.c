@@ -30,6 +30,34 @@ struct closure {
 	uint64_t fdes;
 };
 
+/*
+ * An archive opened for reading, its symbol index checked: NULL unless
+ * every name of the index ends inside the file. Mapped, so that libelf's
+ * names point into the file's image: it does not bound them itself, and
+ * a corrupt index's last name ran past its buffer (AddressSanitizer).
+ */
+static Elf *open_archive(int fd)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t size = 0, n = 0;
+	const char *raw = e ? elf_rawfile(e, &size) : NULL;
+	Elf_Arsym *s;
+
+	if (!raw || elf_kind(e) != ELF_K_AR || !(s = elf_getarsym(e, &n)) || n < 2)
+		goto bad;
+	for (size_t k = 0; k + 1 < n; k++) {
+		const char *name = s[k].as_name;
+		if (!name || name < raw || name >= raw + size ||
+		    !memchr(name, 0, raw + size - name))
+			goto bad;
+	}
+	return e;
+bad:
+	if (e)
+		elf_end(e);
+	return NULL;
+}
+
 static void add_archive(struct closure *c, const char *path)
 {
 	int fd;
@@ -37,14 +65,25 @@ static void add_archive(struct closure *c, const char *path)
 
 	if (c->nar == MAX_ARCHIVES || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_AR) {
-		if (e)
-			elf_end(e);
+	if (!(e = open_archive(fd))) {
 		close(fd);
 		return;
 	}
 	c->ar[c->nar++] = (struct archive){fd, e};
+}
+
+bool static_archive_usable(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e = NULL;
+
+	if (fd >= 0 && elf_version(EV_CURRENT) != EV_NONE)
+		e = open_archive(fd);
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return e != NULL;
 }
 
 /*
@@ -274,7 +313,7 @@ static void pull(struct closure *c, size_t i, size_t off)
 	bool *gone;
 	Elf *m;
 
-	if (elf_rand(a->elf, off) != off || !(m = elf_begin(a->fd, ELF_C_READ, a->elf)))
+	if (elf_rand(a->elf, off) != off || !(m = elf_begin(a->fd, ELF_C_READ_MMAP, a->elf)))
 		return;
 	if (elf_getshdrstrndx(m, &shstrndx))
 		shstrndx = 0;
@@ -324,6 +363,42 @@ static void resolve(struct closure *c)
 	}
 }
 
+static void free_closure(struct closure *c)
+{
+	for (size_t i = 0; i < c->nar; i++) {
+		elf_end(c->ar[i].elf);
+		close(c->ar[i].fd);
+	}
+	while (c->ntodo)
+		free(c->todo[--c->ntodo]);
+	free(c->todo);
+	strmap_free(&c->defs, NULL);
+	strmap_free(&c->done, NULL);
+	strmap_free(&c->groups, NULL);
+}
+
+/* Every name an archive's index defines, wanted (as --whole-archive would). */
+static void want_everything(struct closure *c)
+{
+	for (size_t i = 0; i < c->nar; i++) {
+		size_t n = 0;
+		Elf_Arsym *s = elf_getarsym(c->ar[i].elf, &n);
+		for (size_t k = 0; s && k < n; k++)
+			want(c, s[k].as_name);
+	}
+}
+
+static uint64_t replay(struct closure *c, const char *const *names, size_t n)
+{
+	index_definitions(c);
+	if (!names)
+		want_everything(c);
+	for (size_t i = 0; names && i < n; i++)
+		want(c, names[i]);
+	resolve(c);
+	return c->fdes;
+}
+
 int static_archive_fdes(const char *const *libs, size_t nlibs, const char *const *names, size_t n,
 			uint64_t *fdes)
 {
@@ -338,22 +413,30 @@ int static_archive_fdes(const char *const *libs, size_t nlibs, const char *const
 		r = -ENOENT;
 		goto out;
 	}
-	index_definitions(&c);
 	want(&c, "__libc_start_main"); /* crt1.o's _start */
-	for (size_t i = 0; i < n; i++)
-		want(&c, names[i]);
-	resolve(&c);
-	*fdes = c.fdes;
+	*fdes = replay(&c, names, n);
 out:
-	for (size_t i = 0; i < c.nar; i++) {
-		elf_end(c.ar[i].elf);
-		close(c.ar[i].fd);
+	free_closure(&c);
+	return r;
+}
+
+int archive_group_fdes(const char *const *paths, size_t npaths, const char *const *names, size_t n,
+		       uint64_t *fdes)
+{
+	struct closure c = {0};
+	int r = 0;
+
+	*fdes = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	for (size_t i = 0; i < npaths; i++)
+		add_archive(&c, paths[i]);
+	if (!c.nar) {
+		r = -ENOENT;
+		goto out;
 	}
-	while (c.ntodo)
-		free(c.todo[--c.ntodo]);
-	free(c.todo);
-	strmap_free(&c.defs, NULL);
-	strmap_free(&c.done, NULL);
-	strmap_free(&c.groups, NULL);
+	*fdes = replay(&c, names, n);
+out:
+	free_closure(&c);
 	return r;
 }

@@ -13,8 +13,12 @@
 #ifndef LDPROF_STATIC_ARCHIVES_H
 #define LDPROF_STATIC_ARCHIVES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Is path an archive with a symbol index, as a link would use it? */
+bool static_archive_usable(const char *path);
 
 /*
  * The FDEs in .eh_frame of the members pulled in by names[0..n) and the
@@ -25,5 +29,13 @@
  */
 int static_archive_fdes(const char *const *libs, size_t nlibs, const char *const *names, size_t n,
 			uint64_t *fdes);
+
+/*
+ * The same replay over the archives paths[0..npaths) alone, as one group,
+ * from names[0..n), or from every name their indexes define when names is
+ * NULL. -ENOENT when none of them is an archive with a symbol index.
+ */
+int archive_group_fdes(const char *const *paths, size_t npaths, const char *const *names, size_t n,
+		       uint64_t *fdes);
 
 #endif

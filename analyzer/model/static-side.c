@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/util.h"
 #include "model/fde-order.h"
@@ -144,7 +143,9 @@ static bool is_runtime(const struct dso *d)
 /*
  * A library's static archive, as -lNAME finds it: "libNAME.a" beside the
  * shared object or in the toolchain's directories (its -dev package), or
- * NULL. A static link keeps only the members of it the program needs.
+ * NULL (none, or not an archive with a symbol index: the library is then
+ * counted whole). A static link keeps only the members of it the program
+ * needs.
  */
 static char *library_archive(const struct dso *d)
 {
@@ -157,13 +158,13 @@ static char *library_archive(const struct dso *d)
 		return NULL;
 	if (slash) {
 		p = xasprintf("%.*s/%.*s.a", (int)(slash - d->path), d->path, (int)(dot - so), so);
-		if (!access(p, R_OK))
+		if (static_archive_usable(p))
 			return p;
 		free(p);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		p = xasprintf("%s/%.*s.a", dirs[i], (int)(dot - so), so);
-		if (!access(p, R_OK))
+		if (static_archive_usable(p))
 			return p;
 		free(p);
 	}
