@@ -84,7 +84,7 @@ bool unwind_pair_difference(const struct trace *t, struct interval *d)
 	busy = sched_state_pct(&ss[0]) >= SCHED_BUSY_PCT ||
 	       sched_state_pct(&ss[1]) >= SCHED_BUSY_PCT;
 	if (!busy) {
-		compare_build(&t[0], &t[1], &c);
+		compare_totals(&t[0], &t[1], &c);
 		*d = c.diff;
 		compare_free(&c);
 		return true;

@@ -639,7 +639,7 @@ static int measure_warm(const struct calib_opts *o, struct calib_result *res)
 static int measure_nss(const struct calib_opts *o, struct calib_result *res)
 {
 	struct errbuf err;
-	int r = nss_measure(res->workdir, o->quick, &res->coefs.nss_us, &err);
+	int r = nss_measure(&o->prof, res->workdir, o->quick, &res->coefs.nss_us, &err);
 
 	/*
 	 * Busy: the built-in price, as uncalibrated, and not stored as the

@@ -267,15 +267,16 @@ static void fork_price_apply(struct trace *t, const struct fork_price *now)
  * allocation"), a tenth of zsh's saving. About 2 s. 0, or -errno with err
  * set.
  */
-static int price_nss_now(const char *dir, size_t n, const struct trace *traces, double *now,
-			 bool *measured, struct errbuf *err)
+static int price_nss_now(const struct profile_opts *o, const char *dir, size_t n,
+			 const struct trace *traces, double *now, bool *measured,
+			 struct errbuf *err)
 {
 	int r;
 
 	if (!price_wanted(dir, n, traces, looked_up))
 		return 0;
 	if (!(r = nss_build(dir, err)))
-		r = nss_measure(dir, false, now, err);
+		r = nss_measure(o, dir, false, now, err);
 	*measured = !r;
 	return r;
 }
@@ -412,7 +413,7 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 		warn_msg("the price of a fork could not be measured now (%s): the verdict uses the "
 			 "calibration's",
 			 err.msg);
-	if (r == 0 && price_nss_now(dir, n, traces, &nss_now, &nss_measured, &err))
+	if (r == 0 && price_nss_now(o, dir, n, traces, &nss_now, &nss_measured, &err))
 		warn_msg("the price of a first lookup through NSS could not be measured now (%s): "
 			 "the verdict uses %s",
 			 err.msg,
