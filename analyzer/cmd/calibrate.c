@@ -84,8 +84,9 @@ static void print_text(const struct calib_result *r, const char *stored)
 	printf("a process's first lookup through NSS (getpwuid), dynamic beyond static: %.1f "
 	       "us%s\n",
 	       m->nss_us, m->nss_builtin ? " (built in: the pair could not be timed)" : "");
-	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest\n",
-	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us);
+	printf("a page fault (page cache, fault-around): %.2f us [%.2f, %.2f], %.2f at rest; "
+	       "unmapping a page it mapped %.3f us\n",
+	       m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us, m->unmap_page_us);
 	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
 	if (m->line_ns > 0)
 		printf("the shared cache: a line read after an idle spell %.1f ns (median), %.1f "
@@ -174,6 +175,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, NULL, m->fault_hi);
 	json_arr_close(&j);
 	json_num(&j, "fault_rest_us", m->fault_rest_us);
+	json_num(&j, "unmap_page_us", m->unmap_page_us);
 	json_num(&j, "noise_pct", m->noise_pct);
 	json_num(&j, "line_ns", m->line_ns);
 	json_num(&j, "line_hot_ns", m->line_hot_ns);

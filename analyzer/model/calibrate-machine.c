@@ -58,12 +58,12 @@ out:
 	return fd;
 }
 
-/* One round: map the file afresh and touch one byte per window. */
-static int fault_round(int fd, size_t n, double *us_per_fault)
+/* One round: map the file afresh, touch one byte per window, and unmap it. */
+static int fault_round(int fd, size_t n, double *us_per_fault, double *us_per_page_unmapped)
 {
 	volatile const unsigned char *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
 	unsigned sum = 0;
-	double t0;
+	double t0, t1;
 
 	if (p == MAP_FAILED)
 		return -errno;
@@ -71,29 +71,38 @@ static int fault_round(int fd, size_t n, double *us_per_fault)
 	for (size_t off = 0; off < n; off += WINDOW)
 		sum += p[off];
 	*us_per_fault = (now_us() - t0) / (double)(n / WINDOW);
+	t1 = now_us();
 	munmap((void *)p, n);
+	*us_per_page_unmapped = (now_us() - t1) / (double)(n / 4096);
 	return sum == 0 ? -EIO : 0; /* the file is 0x5a throughout */
 }
 
-int machine_fault_cost(unsigned rounds, struct summary *s, double *rest, struct errbuf *err)
+int machine_fault_cost(unsigned rounds, struct summary *s, double *rest, double *unmap_page,
+		       struct errbuf *err)
 {
 	size_t n = (size_t)FAULT_WINDOWS * WINDOW;
-	double *v = xcalloc(rounds, sizeof *v);
+	double *v = xcalloc(rounds, sizeof *v), *u = xcalloc(rounds, sizeof *u);
 	int fd = cached_file(n, err), r = 0;
+	struct summary us;
 
 	if (fd < 0) {
 		free(v);
+		free(u);
 		return fd;
 	}
 	for (unsigned i = 0; i < rounds && !r; i++)
-		if ((r = fault_round(fd, n, &v[i])))
+		if ((r = fault_round(fd, n, &v[i], &u[i])))
 			r = set_err(err, -r, "page-fault measurement: mmap: %s", strerror(-r));
 	close(fd);
 	if (!r) {
 		summarize(v, rounds, s); /* sorts v */
 		*rest = v[rounds / 10];
+		summarize(u, rounds, &us);
+		if (unmap_page)
+			*unmap_page = us.median;
 	}
 	free(v);
+	free(u);
 	return r;
 }
 
@@ -149,7 +158,7 @@ int calibrate_machine(struct calib_result *res, struct errbuf *err)
 	struct summary f;
 	double rest, hw = fmax(m->dynamic_fixed_hi - m->dynamic_fixed_us,
 			       m->dynamic_fixed_us - m->dynamic_fixed_lo);
-	int r = machine_fault_cost(41, &f, &rest, err);
+	int r = machine_fault_cost(41, &f, &rest, &m->unmap_page_us, err);
 
 	if (r)
 		return r;

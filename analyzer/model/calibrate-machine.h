@@ -17,8 +17,11 @@
  * mapping one 64 KiB fault-around window at a time, as a program's
  * instruction fetches take them: s summarizes the rounds (microseconds per
  * fault), *rest is the fastest tenth of them (the machine at rest).
+ * *unmap_page: the median round's munmap of the mapping after, per page
+ * the faults mapped (16 a window); NULL when not wanted.
  */
-int machine_fault_cost(unsigned rounds, struct summary *s, double *rest, struct errbuf *err);
+int machine_fault_cost(unsigned rounds, struct summary *s, double *rest, double *unmap_page,
+		       struct errbuf *err);
 
 /*
  * After the calibration runs: the fault cost, the noise, the exit path's

@@ -114,6 +114,8 @@ void model_defaults(struct model_coefs *m)
 	m->exit_per_object_us = 3.0;
 	m->exit_per_page_us = 0.21;
 	m->exit_per_kib_us = 0.0085;
+	/* munmap of a file's fault-around windows in single pages, 16 a window (2026-12-07). */
+	m->unmap_page_us = 0.082;
 	/* A static program with 6998 erratic FDEs, unwinding once against not: 1114 us. */
 	m->fde_sort_us = 0.0124;
 	m->fde_floor = 998; /* of those, libc's and libgcc_eh's: not its own 6000 */
@@ -167,6 +169,7 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 		m->fault_rest_us);
 	fprintf(f, "noise_pct %.9g\nexit_us %.9g %.9g %.9g\n", m->noise_pct, m->exit_per_object_us,
 		m->exit_per_page_us, m->exit_per_kib_us);
+	fprintf(f, "unmap_page_us %.9g\n", m->unmap_page_us);
 	fprintf(f, "fde_sort_us %.9g %.9g\n", m->fde_sort_us, m->fde_floor);
 	if (m->fde_sort_hi > 0)
 		fprintf(f, "fde_sort_range %.9g %.9g\n", m->fde_sort_lo, m->fde_sort_hi);
@@ -290,6 +293,7 @@ static const struct number_key number_keys[] = {
 	{"fork_lazy_us", 2, true, false, {AT(fork_lazy_fixed_us), AT(fork_lazy_per_object_us)}},
 	{"nss_us", 1, true, false, {AT(nss_us)}},
 	{"malloc_us", 1, true, false, {AT(malloc_us)}},
+	{"unmap_page_us", 1, true, false, {AT(unmap_page_us)}},
 };
 #undef AT
 
@@ -384,6 +388,7 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 	m->fork_lazy_fixed_us = -1;
 	m->nss_us = -1;
 	m->malloc_us = -1;
+	m->unmap_page_us = -1;
 	while (fgets(line, sizeof line, f))
 		if (parse_line(line, m, &seen)) {
 			r = set_err(err, EPROTO, "%s: bad line: %s", path, line);
@@ -416,6 +421,8 @@ int model_read(const char *path, struct model_coefs *m, struct errbuf *err)
 		m->nss_us = d.nss_us, m->nss_builtin = true;
 	if (m->malloc_us < 0)
 		m->malloc_us = d.malloc_us;
+	if (m->unmap_page_us < 0)
+		m->unmap_page_us = d.unmap_page_us;
 	m->warm_priced = (seen >> MF_WARM_LINES) & 1;
 	m->valid = m->calibrated = true;
 	snprintf(m->source, sizeof m->source, "%s", path);

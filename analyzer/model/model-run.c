@@ -167,6 +167,21 @@ static int profile_with_pair(const struct profile_opts *o, size_t n,
 	return r;
 }
 
+/* Each object's mapped pages at the program's exit, by the file's real path. */
+static void attach_mapped(struct trace *t, const struct fork_counts *c)
+{
+	for (size_t i = 0; i < t->nobj; i++) {
+		struct trace_object *o = &t->obj[i];
+		char *real = o->path ? realpath(o->path, NULL) : NULL;
+		o->have_mapped = real != NULL;
+		o->mapped_pages = 0;
+		for (size_t k = 0; real && k < c->nmapped; k++)
+			if (!strcmp(c->mapped[k].path, real))
+				o->mapped_pages = c->mapped[k].pages;
+		free(real);
+	}
+}
+
 /*
  * After the timed runs, one run of each dynamic program under ptrace: the
  * forks of its own image, which its verdict prices. Not with -f (a
@@ -197,6 +212,9 @@ static void count_forks(const struct profile_opts *o, size_t n, struct trace *tr
 		t->image_nss = c.nss;
 		t->heap_seen = c.heap_seen;
 		t->image_heap = c.heap;
+		if (c.mapped_seen)
+			attach_mapped(t, &c);
+		fork_counts_free(&c);
 	}
 }
 
@@ -433,7 +451,7 @@ int model_profile_programs(const struct profile_opts *o, size_t n, const struct 
 			nss_price_apply(&traces[i], nss_now);
 	}
 	/* What a page fault costs now, for the verdict to compare with the calibration's. */
-	if (r == 0 && !interrupt_requested() && !machine_fault_cost(15, &fault, &rest, &err))
+	if (r == 0 && !interrupt_requested() && !machine_fault_cost(15, &fault, &rest, NULL, &err))
 		for (size_t i = 0; i < n; i++)
 			traces[i].fault_us_now = fault.median;
 out:

@@ -145,6 +145,19 @@ static double exit_path_us(const struct model_coefs *m, const struct trace_objec
 }
 
 /*
+ * The pages of a library the program had mapped at its exit, which exit
+ * unmaps: fault-around maps 16 a fault, and the code a run executes sits
+ * in more of them spread over the shared objects than a static link packs
+ * it into (dyn-cxx: 452 pages of libstdc++, libcxx, libm and libgcc_s,
+ * against 216 of static-cxx's whole image). Measured in the census run
+ * (fork-census.h); 0 when not counted.
+ */
+static double unmapped_us(const struct model_coefs *m, const struct trace_object *o)
+{
+	return o->have_mapped ? o->mapped_pages * m->unmap_page_us : 0;
+}
+
+/*
  * libgcc_s's constructor is __cpu_indicator_init (cpuid after cpuid: 50
  * us of dyn-cxx's run here, in a VM where each one traps). A static build
  * links libgcc.a's cpuinfo.o only for a program that asks for the CPU's
@@ -211,7 +224,7 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 		++*nlibs;
 		if (elf_soname_is_libc(o->soname))
 			continue; /* libc and ld.so: in the calibrated fixed cost */
-		ro->exit_us = exit_path_us(&t->model, o);
+		ro->exit_us = exit_path_us(&t->model, o) + unmapped_us(&t->model, o);
 		double init = unlinked_init_us(o, ro);
 		ro->crt_us = crt_us(t, o, ro, init, &var);
 		double shed = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep) + init;

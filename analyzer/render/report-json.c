@@ -142,6 +142,10 @@ static void libraries(struct json *j, const struct report *rep)
 			json_num(j, "exit_path_us", ro->exit_us);
 			json_num(j, "crt_faults", o->crt_faults16 / 16.0);
 			json_num(j, "crt_us", ro->crt_us);
+			if (o->have_mapped)
+				json_int(j, "mapped_pages", o->mapped_pages);
+			else
+				json_null(j, "mapped_pages");
 		}
 		if (rep->have_verdict && o->role != ROLE_VDSO) {
 			json_int(j, "lazy_binds", o->lazy_binds);

@@ -1,5 +1,6 @@
 #include "run/fork-census.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -177,6 +178,63 @@ static int has_heap(pid_t pid)
 	return heap;
 }
 
+void fork_counts_free(struct fork_counts *c)
+{
+	for (size_t i = 0; i < c->nmapped; i++)
+		free(c->mapped[i].path);
+	free(c->mapped);
+	c->mapped = NULL;
+	c->nmapped = 0;
+	c->mapped_seen = false;
+}
+
+static void add_mapped(struct fork_counts *c, const char *path, unsigned long kib)
+{
+	size_t i = 0;
+
+	while (i < c->nmapped && strcmp(c->mapped[i].path, path))
+		i++;
+	if (i == c->nmapped) {
+		c->mapped = xrealloc(c->mapped, (c->nmapped + 1) * sizeof *c->mapped);
+		c->mapped[c->nmapped++] = (struct mapped_file){xstrdup(path), 0};
+	}
+	c->mapped[i].pages += (uint32_t)(kib / 4);
+}
+
+/*
+ * The clean page-cache pages of each file pid maps, from its smaps: a
+ * mapping's line ("start-end perms offset dev inode path"), then its
+ * "Key: N kB" lines. 0, or -1 when they cannot be read.
+ */
+static int read_mapped(pid_t pid, struct fork_counts *c)
+{
+	char path[32], *line = NULL, file[4096] = "";
+	size_t cap = 0;
+	unsigned long kib;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		int at = 0;
+		if (!isupper((unsigned char)line[0])) { /* a mapping's line */
+			sscanf(line, "%*x-%*x %*s %*x %*s %*u %n", &at);
+			file[0] = '\0';
+			if (at > 0 && line[at] == '/')
+				snprintf(file, sizeof file, "%.*s", (int)strcspn(line + at, "\n"),
+					 line + at);
+		} else if (file[0] && (sscanf(line, "Shared_Clean: %lu kB", &kib) == 1 ||
+				       sscanf(line, "Private_Clean: %lu kB", &kib) == 1)) {
+			add_mapped(c, file, kib);
+		}
+	}
+	free(line);
+	fclose(f);
+	c->mapped_seen = true;
+	return 0;
+}
+
 /* The top about to exit (PTRACE_EVENT_EXIT: its address space still whole). */
 static void on_top_exit(struct census *c, const struct tally_proc *p)
 {
@@ -186,6 +244,8 @@ static void on_top_exit(struct census *c, const struct tally_proc *p)
 		return;
 	c->t.c.heap_seen = true;
 	c->t.c.heap = heap;
+	if (read_mapped(p->pid, &c->t.c))
+		fork_counts_free(&c->t.c);
 }
 
 static bool group_stop_sig(int sig)
@@ -377,6 +437,8 @@ int fork_census(const char *path, char *const argv[], double timeout_s, bool wat
 	r = trace_all(&c, timeout_s);
 	*out = c.t.c;
 	fork_tally_free(&c.t);
+	if (r || !c.top_exec)
+		fork_counts_free(out);
 	if (r == -ETIME)
 		return set_err(err, ETIME, "it ran past the %.0f s timeout, and was killed", timeout_s);
 	if (r == -EAGAIN)

@@ -38,7 +38,23 @@ struct fork_counts {
 	 * program does; a dynamic one leaves it to the program.
 	 */
 	bool heap_seen, heap;
+	/*
+	 * The same process at its exit: each file it had mapped, and the
+	 * page-cache pages of it mapped then (smaps' Shared_Clean and
+	 * Private_Clean), which exit unmaps: fault-around maps 16 at a fault,
+	 * and a dynamic image's libraries spread the code a run executes over
+	 * more of them than a static link packs it into. mapped_seen: read.
+	 */
+	struct mapped_file {
+		char *path; /* as the kernel names it: symbolic links resolved */
+		uint32_t pages;
+	} * mapped;
+	size_t nmapped;
+	bool mapped_seen;
 };
+
+/* Free what c holds (its mapped files). */
+void fork_counts_free(struct fork_counts *c);
 
 /*
  * Which processes run the program's image: the top until it executes
@@ -77,5 +93,6 @@ void fork_tally_free(struct fork_tally *t);
  */
 int fork_census(const char *path, char *const argv[], double timeout_s, bool watch_nss,
 		struct fork_counts *c, struct errbuf *err);
+/* (On success *c holds memory: fork_counts_free.) */
 
 #endif

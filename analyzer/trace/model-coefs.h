@@ -73,6 +73,12 @@ struct model_coefs {
 	double exit_per_page_us;	     /* ...and per page relocation wrote (freed at exit) */
 	double exit_per_kib_us;		     /* ...and per KiB of tables ld.so read (unmapped) */
 	/*
+	 * Unmapping a page-cache page mapped by a fault (fault-around maps 16),
+	 * as exit does for every page a process mapped of its libraries
+	 * (calibrate-machine.c times munmap after the fault rounds).
+	 */
+	double unmap_page_us;
+	/*
 	 * The shared cache while calibrating (base/cacheprobe.h): the median
 	 * reading after an idle spell and hot, ns a line, and the share of the
 	 * runs it was contended in; 0: not measured (an older calibration).

@@ -60,6 +60,13 @@ struct trace_object {
 	struct advice_facts advice;
 	/* Lazy PLT slots bound after startup (GOT entries off the PLT at exit). */
 	uint32_t lazy_binds;
+	/*
+	 * The page-cache pages of it the program's first process had mapped at
+	 * its exit, in the run under ptrace after the timed ones (fork-census.h):
+	 * what exit unmaps. have_mapped: counted.
+	 */
+	bool have_mapped;
+	uint32_t mapped_pages;
 };
 
 struct trace_event {

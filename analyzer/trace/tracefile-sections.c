@@ -53,6 +53,7 @@ enum object_tag {
 	OBJ_FEATURES = 14, /* the cost model's counts: tag i + 1 holds feat[i] */
 	OBJ_ADVICE = 15,   /* the facts behind the recommendations */
 	OBJ_CRT_FAULTS = 16,
+	OBJ_MAPPED_PAGES = 17, /* present iff counted (trace.h) */
 };
 
 enum advice_tag {
@@ -299,6 +300,8 @@ static void encode_object(const struct trace_object *o, struct bbuf *b)
 		tlv_uint(b, OBJ_BIND_NOW, o->bind_now);
 		tlv_uint(b, OBJ_CRT_FAULTS, o->crt_faults16);
 	}
+	if (o->have_mapped)
+		tlv_uint(b, OBJ_MAPPED_PAGES, o->mapped_pages);
 	if (o->have_feat)
 		encode_features(o, b);
 	tlv_str(b, OBJ_FACTS_ERROR, o->facts_error);
@@ -565,6 +568,10 @@ static bool decode_object_field(unsigned tag, struct cursor *v, struct trace_obj
 		break;
 	case OBJ_CRT_FAULTS:
 		o->crt_faults16 = (uint32_t)val_uint(v);
+		break;
+	case OBJ_MAPPED_PAGES:
+		o->have_mapped = true;
+		o->mapped_pages = (uint32_t)fmin(val_uint(v), UINT32_MAX);
 		break;
 	case OBJ_FACTS_ERROR:
 		take_str(&o->facts_error, v);

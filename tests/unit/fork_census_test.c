@@ -56,7 +56,7 @@ static void test_nss(void)
 
 static void test_real(void)
 {
-	struct fork_counts c = {99, 99, 99, false, false};
+	struct fork_counts c = {.forks = 99, .vforks = 99, .nss = 99};
 	struct errbuf err;
 	char *dbl[] = {"/bin/sh", "-c", "(/bin/true &) ; wait; exit 0", NULL};
 	char *ex[] = {"/bin/sh", "-c", "exec /bin/true", NULL};
@@ -67,9 +67,14 @@ static void test_real(void)
 	CHECK(c.forks >= 1 && c.nss == 0);
 	/* dash allocates (its parser's stack blocks): its exit seen, with a heap. */
 	CHECK(c.heap_seen && c.heap);
+	/* ...and its maps then: its own file and libc mapped, each some pages. */
+	CHECK(c.mapped_seen && c.nmapped >= 2);
+	for (size_t i = 0; i < c.nmapped; i++)
+		CHECK(c.mapped[i].path[0] == '/' && c.mapped[i].pages > 0);
+	fork_counts_free(&c);
 	/* Its first process executes /bin/true: the image's exit is never seen. */
 	CHECK(fork_census("/bin/sh", ex, 10, false, &c, &err) == 0);
-	CHECK(!c.heap_seen && !c.heap);
+	CHECK(!c.heap_seen && !c.heap && !c.mapped_seen && !c.nmapped);
 	CHECK(fork_census("/nonexistent/prog", none, 10, false, &c, &err) == -ENOEXEC);
 }
 

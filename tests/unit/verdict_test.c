@@ -122,6 +122,34 @@ static void test_exit_path(void)
 }
 
 /*
+ * The pages a library had mapped at the program's exit, each unmapped at
+ * unmap_page_us: in its exit path and the saving; none when not counted,
+ * and none for the executable (a static build maps its code too).
+ */
+static void test_mapped_pages(void)
+{
+	struct trace t;
+	struct report a, b;
+
+	model_trace(&t);
+	t.model.unmap_page_us = 0.1;
+	report_build(&t, &a);
+	t.obj[3].have_mapped = t.obj[0].have_mapped = true;
+	t.obj[3].mapped_pages = 200;
+	t.obj[0].mapped_pages = 50;
+	t.obj[4].mapped_pages = 300; /* not counted: have_mapped false */
+	report_build(&t, &b);
+	CHECK_NEAR(obj_of(&b, 3)->exit_us - obj_of(&a, 3)->exit_us, 20, 1e-9);
+	CHECK_NEAR(obj_of(&b, 4)->exit_us, obj_of(&a, 4)->exit_us, 1e-9);
+	CHECK_NEAR(obj_of(&b, 0)->exit_us, obj_of(&a, 0)->exit_us, 1e-9);
+	CHECK_NEAR(b.static_saved_us - a.static_saved_us, 20, 1e-6);
+	CHECK_NEAR(b.static_exit_us - a.static_exit_us, 20, 1e-9);
+	report_free(&a);
+	report_free(&b);
+	trace_free(&t);
+}
+
+/*
  * A library's crt code: with the crt's constructors and destructors alone,
  * its measured init and fini; otherwise _init's fault and _fini's share
  * of one at the fault cost. Added to the saving; none without crt faults.
@@ -443,12 +471,15 @@ static void test_fault_cost(void)
 {
 	struct summary s;
 	struct errbuf err;
-	double rest;
+	double rest, unmap = -1;
 
-	CHECK(machine_fault_cost(9, &s, &rest, &err) == 0);
+	CHECK(machine_fault_cost(9, &s, &rest, &unmap, &err) == 0);
 	CHECK(s.n == 9 && s.median > 0 && s.median < 1000);
 	CHECK(s.ci_lo <= s.median && s.median <= s.ci_hi);
 	CHECK(rest > 0 && rest <= s.median);
+	/* Unmapping a page costs something, and less than the fault that mapped 16. */
+	CHECK(unmap > 0 && unmap < s.median);
+	CHECK(machine_fault_cost(3, &s, &rest, NULL, &err) == 0);
 }
 
 /*
@@ -677,6 +708,7 @@ int main(void)
 	test_warm_lines();
 	test_lazy_price_without_versions();
 	test_lazy_binding();
+	test_mapped_pages();
 	test_crt_code();
 	test_exit_path();
 	test_unlinked_constructor();
