@@ -20,6 +20,13 @@ expect_eq "each library's exit path holds its mapped pages at unmap_page_us" tru
 expect_eq "the saving adds its parts" true \
 	"$(json_eval "$TMP/j" "abs(sum(d['verdict']['parts_us'].values()) - d['verdict']['static_link_saved_us']) < 0.01")"
 
+# A recorded trace carries them: report's verdict prices the same pages.
+"$LDPROF" record -n 3 --no-overhead -o "$TMP/t.ldprof" "$prog" >/dev/null 2>&1
+"$LDPROF" report --json "$TMP/t.ldprof" >"$TMP/r" 2>/dev/null
+# (A run of its own: ASLR moves the windows by a page or so.)
+expect_eq "report of a recorded trace: libstdc++'s mapped pages, priced in its exit path" true \
+	"$(json_eval "$TMP/r" "(lambda l: abs(l['mapped_pages'] - $stdcxx) <= 0.1 * $stdcxx + 2 and l['exit_path_us'] >= l['mapped_pages'] * 0.082)([l for l in d['libraries'] if l['path'].endswith('/libstdc++.so.6')][0])")"
+
 # A program that executes another is not the one whose maps count: none.
 "$LDPROF" -n 3 --no-overhead --json /bin/sh -c "exec $prog" >"$TMP/x" 2>/dev/null
 expect_eq "a program that executed another: not counted" true \
