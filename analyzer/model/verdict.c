@@ -131,6 +131,27 @@ static double model_error(const struct model_coefs *m, double saved)
 }
 
 /*
+ * The exit path's prices: the calibration's, or, in a trace recorded
+ * before traces carried them (tag 35, docs/trace-format.md), the built-in
+ * ones, as fault_cost falls back (they read as 0 there).
+ */
+static const struct model_coefs *exit_prices(const struct trace *t, struct model_coefs *d)
+{
+	const struct model_coefs *m = &t->model;
+	bool fit = m->exit_per_object_us > 0 || m->exit_per_page_us > 0 || m->exit_per_kib_us > 0;
+
+	if (fit && m->unmap_page_us > 0)
+		return m;
+	model_defaults(d);
+	if (fit) { /* the fit's, from before the unmapping was priced */
+		d->exit_per_object_us = m->exit_per_object_us;
+		d->exit_per_page_us = m->exit_per_page_us;
+		d->exit_per_kib_us = m->exit_per_kib_us;
+	}
+	return d;
+}
+
+/*
  * What an object costs the dynamic exit path: _dl_fini walking it and the
  * kernel unmapping it, freeing the pages its relocations copied and the
  * page-cache pages of the tables ld.so read. The executable's tables and
@@ -203,6 +224,8 @@ static double crt_us(const struct trace *t, const struct trace_object *o,
 /* What being dynamic costs each library; sums into rep. Returns the variance. */
 static double shed_libraries(const struct trace *t, struct report *rep, size_t *nlibs)
 {
+	struct model_coefs d;
+	const struct model_coefs *ep = exit_prices(t, &d);
 	double var = 0;
 
 	for (size_t i = 0; i < rep->nobjs; i++) {
@@ -215,7 +238,7 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 			/* Static, not static-pie: its relocations happen at link time. */
 			rep->static_exe_us += reloc;
 			rep->static_exit_us += ro->exit_us =
-				exit_path_us(&t->model, o) - t->model.exit_per_object_us;
+				exit_path_us(ep, o) - ep->exit_per_object_us;
 			var += pow(half_width(&ro->reloc), 2);
 			continue;
 		}
@@ -224,7 +247,7 @@ static double shed_libraries(const struct trace *t, struct report *rep, size_t *
 		++*nlibs;
 		if (elf_soname_is_libc(o->soname))
 			continue; /* libc and ld.so: in the calibrated fixed cost */
-		ro->exit_us = exit_path_us(&t->model, o) + unmapped_us(&t->model, o);
+		ro->exit_us = exit_path_us(ep, o) + unmapped_us(ep, o);
 		double init = unlinked_init_us(o, ro);
 		ro->crt_us = crt_us(t, o, ro, init, &var);
 		double shed = fmax(0, (ro->load.n ? ro->load.median : 0) + reloc - keep) + init;

@@ -79,29 +79,32 @@ enum model_tag {
 	MODEL_TAG_SOURCE = 9,
 	MODEL_TAG_MACHINE = 10,
 	MODEL_TAG_CREATED = 11,
-	MODEL_TAG_LINE_HOT_NS = 12, /* the calibration's fastest hot cache-probe reading */
+	MODEL_TAG_LINE_HOT_NS = 12,	   /* the calibration's fastest hot cache-probe reading */
 	MODEL_TAG_LINE_CONTENDED_PCT = 13, /* ...and the share of its runs read contended */
-	MODEL_TAG_COLD_CACHE = 14, /* calibrate --cold-cache */
-	MODEL_TAG_FIXED_RUNS = 15, /* tag 8 measured after the runs in so many rounds (--fixed-runs) */
-	MODEL_TAG_FIXED_CAL_US = 16, /* ...in place of the calibration's figure, this */
+	MODEL_TAG_COLD_CACHE = 14,	   /* calibrate --cold-cache */
+	MODEL_TAG_FIXED_RUNS =
+		15, /* tag 8 measured after the runs in so many rounds (--fixed-runs) */
+	MODEL_TAG_FIXED_CAL_US = 16,	  /* ...in place of the calibration's figure, this */
 	MODEL_TAG_FIXED_INTERLEAVED = 17, /* 1: tag 8 measured in the programs' rounds */
-	MODEL_TAG_IMAGE_FORKS = 18, /* the forks of the program's own image in one run */
-	MODEL_TAG_FORK_US = 19,	    /* two f64 fields: a fork's price with libc, per library */
-	MODEL_TAG_IMAGE_VFORKS = 20, /* ...and its vfork and posix_spawn children */
+	MODEL_TAG_IMAGE_FORKS = 18,	  /* the forks of the program's own image in one run */
+	MODEL_TAG_FORK_US = 19,	       /* two f64 fields: a fork's price with libc, per library */
+	MODEL_TAG_IMAGE_VFORKS = 20,   /* ...and its vfork and posix_spawn children */
 	MODEL_TAG_FORK_PRICE_NOW = 21, /* 1: tags 19 and 23 measured after the runs */
 	MODEL_TAG_FORK_LAZY = 22,      /* 1: it binds fork lazily, and its children their calls */
 	MODEL_TAG_FORK_LAZY_US = 23,   /* two f64 fields: such a child's more (libc, per library) */
 	MODEL_TAG_IMAGE_NSS = 24, /* the image's processes that looked something up through NSS */
 	MODEL_TAG_NSS_US = 25,	  /* f64: the first such lookup's price, dynamic beyond static */
 	MODEL_TAG_CONTENDED_BLOCKS_PCT = 26, /* f64: the fit's figures made of contended runs, % */
-	MODEL_TAG_IMAGE_HEAP = 27, /* 1: its first process had a heap at its exit; 0: not */
-	MODEL_TAG_MALLOC_US = 28, /* f64: a first allocation's price, dynamic beyond static */
+	MODEL_TAG_IMAGE_HEAP = 27,    /* 1: its first process had a heap at its exit; 0: not */
+	MODEL_TAG_MALLOC_US = 28,     /* f64: a first allocation's price, dynamic beyond static */
 	MODEL_TAG_NSS_PRICE_NOW = 29, /* f64: tag 25 measured after the runs, in place of this */
-	MODEL_TAG_STATIC_FACTS = 30, /* seven uint fields: a static build's IFUNCs and FDEs */
-	MODEL_TAG_STATIC_KEPT = 31,  /* 1: tag 30's kept FDEs replayed through the archives */
-	MODEL_TAG_UNWINDER = 32,     /* the object that defines _Unwind_Find_FDE */
-	MODEL_TAG_FDE_SORT_US = 33,  /* four f64 fields: the sort's price, its low, high, floor */
+	MODEL_TAG_STATIC_FACTS = 30,  /* seven uint fields: a static build's IFUNCs and FDEs */
+	MODEL_TAG_STATIC_KEPT = 31,   /* 1: tag 30's kept FDEs replayed through the archives */
+	MODEL_TAG_UNWINDER = 32,      /* the object that defines _Unwind_Find_FDE */
+	MODEL_TAG_FDE_SORT_US = 33,   /* four f64 fields: the sort's price, its low, high, floor */
 	MODEL_TAG_UNWIND_PRICE_NOW = 34, /* f64: tag 33 measured after the runs, in place of this */
+	MODEL_TAG_EXIT_US =
+		35, /* four f64 fields: the exit path per object, page, KiB, page mapped */
 };
 
 enum run_tag {
@@ -279,6 +282,10 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 			tlv_uint(b, MODEL_TAG_IMAGE_HEAP, t->image_heap);
 		tlv_f64(b, MODEL_TAG_MALLOC_US, m->malloc_us);
 	}
+	tlv_f64(b, MODEL_TAG_EXIT_US, m->exit_per_object_us);
+	tlv_f64(b, MODEL_TAG_EXIT_US, m->exit_per_page_us);
+	tlv_f64(b, MODEL_TAG_EXIT_US, m->exit_per_kib_us);
+	tlv_f64(b, MODEL_TAG_EXIT_US, m->unmap_page_us);
 	encode_static_side(t, b);
 }
 
@@ -648,7 +655,7 @@ static uint32_t count32(uint64_t x)
 
 /* How many of the repeated MODEL fields came so far. */
 struct model_repeats {
-	int fixed, fork, fork_lazy, facts, fde_sort;
+	int fixed, fork, fork_lazy, facts, fde_sort, exit;
 };
 
 /* Tags 30 to 34: the static side's facts; false for another tag. */
@@ -697,6 +704,8 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	double *fix[] = {&m->dynamic_fixed_us, &m->dynamic_fixed_lo, &m->dynamic_fixed_hi};
 	double *fork_us[] = {&m->fork_fixed_us, &m->fork_per_object_us};
 	double *lazy_us[] = {&m->fork_lazy_fixed_us, &m->fork_lazy_per_object_us};
+	double *exit_us[] = {&m->exit_per_object_us, &m->exit_per_page_us, &m->exit_per_kib_us,
+			     &m->unmap_page_us};
 	uint64_t x;
 
 	switch (tag) {
@@ -793,6 +802,10 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 		break;
 	case MODEL_TAG_MALLOC_US:
 		m->malloc_us = sane_price(val_f64(v));
+		break;
+	case MODEL_TAG_EXIT_US:
+		if (rep->exit < 4)
+			*exit_us[rep->exit++] = sane_price(val_f64(v));
 		break;
 	case MODEL_TAG_NSS_PRICE_NOW:
 		t->nss_cal_us = sane_price(val_f64(v));

@@ -67,6 +67,12 @@ static void test_roundtrip(void)
 	t.static_side.have_unwinder = true, t.static_side.unwinder = 1;
 	t.model.fde_sort_us = 0.0195, t.model.fde_sort_lo = 0.0135, t.model.fde_sort_hi = 0.0197;
 	t.model.fde_floor = 998, t.unwind_price_now = true, t.unwind_cal_price = 0.0257;
+	/* The exit path's prices, and a library's pages mapped at exit (0 counted is not absent).
+	 */
+	t.model.exit_per_object_us = 3.5, t.model.exit_per_page_us = 0.25;
+	t.model.exit_per_kib_us = 0.0375, t.model.unmap_page_us = 0.125;
+	t.obj[3].have_mapped = true, t.obj[3].mapped_pages = 227;
+	t.obj[4].have_mapped = true, t.obj[4].mapped_pages = 0;
 	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
@@ -93,6 +99,10 @@ static void test_roundtrip(void)
 	CHECK(u.model.fork_lazy_fixed_us == 151.5 && u.model.fork_lazy_per_object_us == 14.25);
 	CHECK(u.static_side.fork_lazy);
 	CHECK(u.image_nss == 2 && u.model.nss_us == 187.25);
+	CHECK(u.model.exit_per_object_us == 3.5 && u.model.exit_per_page_us == 0.25);
+	CHECK(u.model.exit_per_kib_us == 0.0375 && u.model.unmap_page_us == 0.125);
+	CHECK(u.obj[3].have_mapped && u.obj[3].mapped_pages == 227);
+	CHECK(u.obj[4].have_mapped && u.obj[4].mapped_pages == 0 && !u.obj[2].have_mapped);
 	CHECK(u.nss_price_now && u.nss_cal_us == 147.5);
 	CHECK(u.static_side.known && u.static_side.ifunc_bound == 30 && u.static_side.ifunc_extra == 6);
 	CHECK(u.static_side.fdes == 20000 && u.static_side.fdes_erratic == 11362);
