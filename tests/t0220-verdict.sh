@@ -160,15 +160,21 @@ print(erratic)' "$1"
 }
 expect_eq "dyn-cxx: the FDEs out of order, as libgcc's fde_split leaves them" "$(erratic_fdes "$TMP/frames")" \
 	"$(json_eval "$TMP/cxx-run.json" "d['verdict']['static_fdes_erratic']")"
+# A static build's erratic FDEs (readelf on STATIC) against the replay's
+# count in RUN_JSON, within 3%: expect_replayed LABEL STATIC RUN_JSON.
+expect_replayed() {
+	readelf --debug-dump=frames "$2" | awk '/^Contents of the/ { on = /\.eh_frame section/ } on' >"$TMP/replayed-frames"
+	real=$(erratic_fdes "$TMP/replayed-frames")
+	kept=$(json_eval "$3" "d['verdict']['static_fdes_erratic_kept']")
+	expect_eq "$1, within 3% ($kept against $real)" true \
+		"$(python3 -c "print(str(abs($kept - $real) <= 0.03 * $real).lower())")"
+}
+
 # Linked as one image, all but the cold FDEs go erratic: the replay's
 # count against static-cxx's own (3134 against 3141; each object's
 # erratic share had put it at 2755).
 if [ -r /usr/lib/x86_64-linux-gnu/libc.a ]; then
-	readelf --debug-dump=frames "$M/static-cxx" | awk '/^Contents of the/ { on = /\.eh_frame section/ } on' >"$TMP/static-frames"
-	real=$(erratic_fdes "$TMP/static-frames")
-	kept=$(json_eval "$TMP/cxx-run.json" "d['verdict']['static_fdes_erratic_kept']")
-	expect_eq "static-cxx: its erratic FDEs as the replay predicts them, within 3% ($kept against $real)" true \
-		"$(python3 -c "print(str(abs($kept - $real) <= 0.03 * $real).lower())")"
+	expect_replayed "static-cxx: its erratic FDEs as the replay predicts them" "$M/static-cxx" "$TMP/cxx-run.json"
 else
 	skip "no libc.a to replay a static link with"
 fi
@@ -179,11 +185,8 @@ fi
 # 2461; replayed, 2463).
 if [ -r /usr/lib/x86_64-linux-gnu/libc.a ] && [ -r /usr/lib/x86_64-linux-gnu/libzstd.a ]; then
 	"$LDPROF" -n 3 --json "$M/dyn-zstd" throw >"$TMP/zstd-run.json"
-	readelf --debug-dump=frames "$M/static-zstd" | awk '/^Contents of the/ { on = /\.eh_frame section/ } on' >"$TMP/zstd-frames"
-	real=$(erratic_fdes "$TMP/zstd-frames")
-	kept=$(json_eval "$TMP/zstd-run.json" "d['verdict']['static_fdes_erratic_kept']")
-	expect_eq "static-zstd: its erratic FDEs as the replay through libzstd.a predicts them, within 3% ($kept against $real)" true \
-		"$(python3 -c "print(str(abs($kept - $real) <= 0.03 * $real).lower())")"
+	expect_replayed "static-zstd: its erratic FDEs as the replay through libzstd.a predicts them" \
+		"$M/static-zstd" "$TMP/zstd-run.json"
 else
 	skip "no libc.a or libzstd.a to replay a static link with"
 fi
@@ -194,11 +197,8 @@ fi
 # every member's, 2332).
 if [ -r /usr/lib/x86_64-linux-gnu/libc.a ]; then
 	"$LDPROF" -n 3 --json "$M/dyn-inl" throw >"$TMP/inl-run.json"
-	readelf --debug-dump=frames "$M/static-inl" | awk '/^Contents of the/ { on = /\.eh_frame section/ } on' >"$TMP/inl-frames"
-	real=$(erratic_fdes "$TMP/inl-frames")
-	kept=$(json_eval "$TMP/inl-run.json" "d['verdict']['static_fdes_erratic_kept']")
-	expect_eq "static-inl: its erratic FDEs, each COMDAT group's counted once, within 3% ($kept against $real)" true \
-		"$(python3 -c "print(str(abs($kept - $real) <= 0.03 * $real).lower())")"
+	expect_replayed "static-inl: its erratic FDEs, each COMDAT group's counted once" \
+		"$M/static-inl" "$TMP/inl-run.json"
 else
 	skip "no libc.a to replay a static link with"
 fi

@@ -98,7 +98,7 @@ static int run_one(const char *dir, const char *prog, double *us, struct errbuf 
 	char arg[16];
 
 	snprintf(arg, sizeof arg, "%d", FORKS_PER_RUN);
-	return calib_run_timed(dir, prog, arg, us, NULL, err);
+	return calib_run_timed(dir, prog, arg, us, err);
 }
 
 int fork_measure(const char *dir, bool quick, struct fork_price *price, struct errbuf *err)

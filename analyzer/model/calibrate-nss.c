@@ -4,11 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
 #include <string.h>
 
-#include "base/stats.h"
-#include "model/calibrate-unwind.h"
 #include "model/compare.h"
 #include "model/minimal-pair.h"
 #include "run/profile.h"
@@ -81,7 +78,7 @@ int nss_measure(const struct profile_opts *o, const char *dir, bool quick, doubl
 		r = r == 130 ? set_err(err, EINTR, "interrupted")
 			     : set_err(err, EIO, "the NSS pair's runs failed");
 	/* Each side's lookup from the runs no other task preempted on a busy machine. */
-	if (!r && (!unwind_pair_difference(&t[0], &ds) || !unwind_pair_difference(&t[2], &dd)))
+	if (!r && (!calm_pair_difference(&t[0], &ds) || !calm_pair_difference(&t[2], &dd)))
 		r = set_err(err, EAGAIN,
 			    "the machine is busy: too few of the NSS programs' runs escaped "
 			    "preemption");

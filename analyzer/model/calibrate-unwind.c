@@ -12,7 +12,6 @@
 #include "model/fde-order.h"
 #include "model/minimal-pair.h"
 #include "model/model.h"
-#include "model/sched-state.h"
 #include "model/static-side.h"
 #include "run/profile.h"
 
@@ -73,31 +72,6 @@ int unwind_build(const char *dir, bool quick, struct errbuf *err)
 	return r;
 }
 
-bool unwind_pair_difference(const struct trace *t, struct interval *d)
-{
-	struct sched_state ss[2];
-	struct compare c;
-	bool busy, ok;
-
-	sched_state_build(&t[0], false, &ss[0]);
-	sched_state_build(&t[1], false, &ss[1]);
-	busy = sched_state_pct(&ss[0]) >= SCHED_BUSY_PCT ||
-	       sched_state_pct(&ss[1]) >= SCHED_BUSY_PCT;
-	if (!busy) {
-		compare_totals(&t[0], &t[1], &c);
-		*d = c.diff;
-		compare_free(&c);
-		return true;
-	}
-	const struct summary *a = &ss[0].total_other, *b = &ss[1].total_other;
-	ok = a->n >= UNWIND_CALM_MIN && b->n >= UNWIND_CALM_MIN;
-	d->median = b->median - a->median;
-	/* Unpaired: the CI of a difference of two medians, at its widest. */
-	d->lo = b->ci_lo - a->ci_hi;
-	d->hi = b->ci_hi - a->ci_lo;
-	return ok;
-}
-
 int unwind_measure(const struct profile_opts *o, unsigned runs, const char *prog,
 		   struct unwind_prices *up, struct errbuf *err)
 {
@@ -119,7 +93,7 @@ int unwind_measure(const struct profile_opts *o, unsigned runs, const char *prog
 		double per = n * log2(n);
 		struct interval d;
 		up->fdes = n;
-		bool calm = unwind_pair_difference(t, &d);
+		bool calm = calm_pair_difference(t, &d);
 		up->busy += !calm;
 		if (calm && d.lo > 0 && up->n < UNWIND_PASSES) {
 			up->lo[up->n] = d.lo / per;

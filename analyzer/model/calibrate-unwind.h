@@ -53,26 +53,6 @@ int unwind_measure(const struct profile_opts *o, unsigned runs, const char *prog
 		   struct unwind_prices *up, struct errbuf *err);
 
 /*
- * The fewest runs of each side, not preempted, from which the pair's
- * difference is taken on a busy machine.
- */
-#define UNWIND_CALM_MIN 30
-
-/*
- * The difference of t[1]'s and t[0]'s runs (two traces), its median and
- * CI, into d: on a busy machine (half the runs of either side preempted,
- * sched-state.h) that of the two sides' runs no other task preempted,
- * since the longer side is preempted more often and a preemption adds a
- * busy task's whole turn (3 to 7 ms here) to a run of 1 to 3: beside two
- * busy loops the C++ fixture's verdict came out 32% under its measured
- * saving, the sort priced on held runs. false when fewer than
- * UNWIND_CALM_MIN escaped.
- */
-struct trace;
-struct interval;
-bool unwind_pair_difference(const struct trace *t, struct interval *d);
-
-/*
  * The passes into m: fde_sort_us their median and fde_sort_lo/hi their
  * range, or one pass's CI (the default kept when none resolved);
  * fde_floor the erratic FDEs beyond the program's nfuncs functions (libc's

@@ -15,6 +15,7 @@
 #include "base/interrupt.h"
 #include "base/pagecache.h"
 #include "model/compare.h"
+#include "model/sched-state.h"
 
 const char *calib_cc(void)
 {
@@ -61,7 +62,7 @@ int calib_sh(const char *cmd, struct errbuf *err)
 	return 0;
 }
 
-int calib_run_timed(const char *dir, const char *prog, const char *arg, double *us, long *preempted,
+int calib_run_timed(const char *dir, const char *prog, const char *arg, double *us,
 		    struct errbuf *err)
 {
 	char *path = xasprintf("%s/%s", dir, prog), *qp = sh_quote(path);
@@ -75,8 +76,6 @@ int calib_run_timed(const char *dir, const char *prog, const char *arg, double *
 	}
 	if (fscanf(p, "%lf", us) != 1 || !(*us > 0))
 		r = set_err(err, EIO, "%s: no time in its output", path);
-	else if (preempted && (fscanf(p, "%ld", preempted) != 1 || *preempted < 0))
-		*preempted = 0;
 	st = pclose(p);
 	if (!r && st)
 		r = set_err(err, ECHILD, "%s: failed (status %d)", path, st);
@@ -234,4 +233,29 @@ void minimal_pair_remove(char *dir)
 	/* A leftover temporary directory is not worth failing for. */
 	rmdir(dir);
 	free(dir);
+}
+
+bool calm_pair_difference(const struct trace *t, struct interval *d)
+{
+	struct sched_state ss[2];
+	struct compare c;
+	bool busy, ok;
+
+	sched_state_build(&t[0], false, &ss[0]);
+	sched_state_build(&t[1], false, &ss[1]);
+	busy = sched_state_pct(&ss[0]) >= SCHED_BUSY_PCT ||
+	       sched_state_pct(&ss[1]) >= SCHED_BUSY_PCT;
+	if (!busy) {
+		compare_totals(&t[0], &t[1], &c);
+		*d = c.diff;
+		compare_free(&c);
+		return true;
+	}
+	const struct summary *a = &ss[0].total_other, *b = &ss[1].total_other;
+	ok = a->n >= CALM_PAIR_MIN && b->n >= CALM_PAIR_MIN;
+	d->median = b->median - a->median;
+	/* Unpaired: the CI of a difference of two medians, at its widest. */
+	d->lo = b->ci_lo - a->ci_hi;
+	d->hi = b->ci_hi - a->ci_lo;
+	return ok;
 }

@@ -388,55 +388,46 @@ static void want_everything(struct closure *c)
 	}
 }
 
-static uint64_t replay(struct closure *c, const char *const *names, size_t n)
+/* Resolve names (every indexed name when NULL) in c's archives, then free c. */
+static int replay(struct closure *c, const char *const *names, size_t n, uint64_t *fdes)
 {
-	index_definitions(c);
-	if (!names)
-		want_everything(c);
-	for (size_t i = 0; names && i < n; i++)
-		want(c, names[i]);
-	resolve(c);
-	return c->fdes;
+	int r = c->nar ? 0 : -ENOENT;
+
+	if (!r) {
+		index_definitions(c);
+		if (!names)
+			want_everything(c);
+		for (size_t i = 0; names && i < n; i++)
+			want(c, names[i]);
+		resolve(c);
+		*fdes = c->fdes;
+	}
+	free_closure(c);
+	return r;
 }
 
 int static_archive_fdes(const char *const *libs, size_t nlibs, const char *const *names, size_t n,
 			uint64_t *fdes)
 {
 	struct closure c = {0};
-	int r = 0;
 
 	*fdes = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
 	open_archives(&c, libs, nlibs);
-	if (!c.nar) {
-		r = -ENOENT;
-		goto out;
-	}
 	want(&c, "__libc_start_main"); /* crt1.o's _start */
-	*fdes = replay(&c, names, n);
-out:
-	free_closure(&c);
-	return r;
+	return replay(&c, names, n, fdes);
 }
 
 int archive_group_fdes(const char *const *paths, size_t npaths, const char *const *names, size_t n,
 		       uint64_t *fdes)
 {
 	struct closure c = {0};
-	int r = 0;
 
 	*fdes = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
 	for (size_t i = 0; i < npaths; i++)
 		add_archive(&c, paths[i]);
-	if (!c.nar) {
-		r = -ENOENT;
-		goto out;
-	}
-	*fdes = replay(&c, names, n);
-out:
-	free_closure(&c);
-	return r;
+	return replay(&c, names, n, fdes);
 }

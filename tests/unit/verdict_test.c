@@ -19,6 +19,7 @@
 #include "model/calibrate-machine.h"
 #include "model/calibrate-unwind.h"
 #include "model/compare.h"
+#include "model/minimal-pair.h"
 #include "model/model.h"
 #include "model/static-side.h"
 #include "render/render.h"
@@ -622,12 +623,12 @@ static void test_unwind_busy(void)
 
 	fake_runs(&t[0], 100, 40, 1000, 6000);
 	fake_runs(&t[1], 100, 30, 2000, 8000);
-	CHECK(unwind_pair_difference(t, &d));
+	CHECK(calm_pair_difference(t, &d));
 	CHECK_NEAR(d.median, 1000, 1e-6);
 	CHECK(d.lo <= 1000 && d.hi >= 1000 && d.hi - d.lo < 10);
 	free(t[1].run);
-	fake_runs(&t[1], 100, UNWIND_CALM_MIN - 1, 2000, 8000);
-	CHECK(!unwind_pair_difference(t, &d));
+	fake_runs(&t[1], 100, CALM_PAIR_MIN - 1, 2000, 8000);
+	CHECK(!calm_pair_difference(t, &d));
 	free(t[0].run);
 	free(t[1].run);
 }
