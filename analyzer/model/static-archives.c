@@ -72,6 +72,9 @@ static void add_archive(struct closure *c, const char *path)
 	c->ar[c->nar++] = (struct archive){fd, e};
 }
 
+/* Where -lNAME finds libNAME.a (the -dev packages' archives, libc.a among them). */
+static const char *const libdirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
+
 bool static_archive_usable(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -84,6 +87,32 @@ bool static_archive_usable(const char *path)
 	if (fd >= 0)
 		close(fd);
 	return e != NULL;
+}
+
+/* dir/STEM.a when it is an archive a link would use, else NULL. */
+static char *archive_in(const char *dir, int dirlen, const char *stem, int stemlen)
+{
+	char *p = xasprintf("%.*s/%.*s.a", dirlen, dir, stemlen, stem);
+
+	if (static_archive_usable(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+char *library_archive_path(const char *path, const char *soname)
+{
+	const char *dot = soname ? strstr(soname, ".so") : NULL;
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char *p = NULL;
+
+	if (!dot || strncmp(soname, "lib", 3))
+		return NULL;
+	if (slash)
+		p = archive_in(path, (int)(slash - path), soname, (int)(dot - soname));
+	for (size_t i = 0; i < ARRAY_SIZE(libdirs) && !p; i++)
+		p = archive_in(libdirs[i], (int)strlen(libdirs[i]), soname, (int)(dot - soname));
+	return p;
 }
 
 /*
@@ -141,8 +170,6 @@ static char *gcc_dir(void)
  */
 static void open_archives(struct closure *c, const char *const *libs, size_t nlibs)
 {
-	static const char *const libdirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64",
-					      "/usr/lib"};
 	char *gcc = gcc_dir(), *p;
 	const char *libdir = NULL;
 

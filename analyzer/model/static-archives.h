@@ -21,6 +21,14 @@
 bool static_archive_usable(const char *path);
 
 /*
+ * A shared library's static archive, as -lNAME finds it: "libNAME.a"
+ * (NAME from soname) beside the shared object at path, or in the
+ * toolchain's directories (its -dev package); allocated, or NULL when
+ * there is none a link would use.
+ */
+char *library_archive_path(const char *path, const char *soname);
+
+/*
  * The FDEs in .eh_frame of the members pulled in by names[0..n) and the
  * C start (__libc_start_main), from the archives libs[0..nlibs) (the
  * program's other libraries whose archives are installed, in link order)

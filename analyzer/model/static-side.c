@@ -141,37 +141,6 @@ static bool is_runtime(const struct dso *d)
 }
 
 /*
- * A library's static archive, as -lNAME finds it: "libNAME.a" beside the
- * shared object or in the toolchain's directories (its -dev package), or
- * NULL (none, or not an archive with a symbol index: the library is then
- * counted whole). A static link keeps only the members of it the program
- * needs.
- */
-static char *library_archive(const struct dso *d)
-{
-	static const char *const dirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
-	const char *so = d->elf && d->elf->soname ? d->elf->soname : NULL, *dot;
-	const char *slash = d->path ? strrchr(d->path, '/') : NULL;
-	char *p;
-
-	if (!so || strncmp(so, "lib", 3) || !(dot = strstr(so, ".so")))
-		return NULL;
-	if (slash) {
-		p = xasprintf("%.*s/%.*s.a", (int)(slash - d->path), d->path, (int)(dot - so), so);
-		if (static_archive_usable(p))
-			return p;
-		free(p);
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		p = xasprintf("%s/%.*s.a", dirs[i], (int)(dot - so), so);
-		if (static_archive_usable(p))
-			return p;
-		free(p);
-	}
-	return NULL;
-}
-
-/*
  * Which objects a static link would take whole, the objects outside the
  * runtime without an archive of their own (the executable among them),
  * and the archives of the others, in load order: the order of -l options.
@@ -192,7 +161,9 @@ static void plan_link(const struct process *p, struct link_plan *lp)
 		char *a;
 		if (d->is_rtld || d->is_vdso || d->is_preload || !d->elf || is_runtime(d))
 			continue;
-		if (!d->is_main && (a = library_archive(d)))
+		/* None: the library is counted whole. A static link keeps only
+		   the members of an archive the program needs. */
+		if (!d->is_main && (a = library_archive_path(d->path, d->elf->soname)))
 			lp->archives[lp->narchives++] = a;
 		else
 			lp->whole[i] = true;

@@ -89,10 +89,9 @@ void fork_tally_free(struct fork_tally *t);
  * watch_nss, the image's processes stop at each system call too (about 14
  * us a call here: a caller passes it only for a program that binds NSS
  * functions), else c->nss stays 0. -errno with err set when it could not
- * be traced or run.
+ * be traced or run; on success *c holds memory (fork_counts_free).
  */
 int fork_census(const char *path, char *const argv[], double timeout_s, bool watch_nss,
 		struct fork_counts *c, struct errbuf *err);
-/* (On success *c holds memory: fork_counts_free.) */
 
 #endif
