@@ -20,6 +20,21 @@ expect_eq "each library's exit path holds its mapped pages at unmap_page_us" tru
 expect_eq "the saving adds its parts" true \
 	"$(json_eval "$TMP/j" "abs(sum(d['verdict']['parts_us'].values()) - d['verdict']['static_link_saved_us']) < 0.01")"
 
+# The price is the calibration's: two calibrations that differ only in
+# unmap_page_us leave the rest of libstdc++'s exit path the same.
+base_cal=$(
+	use_calibration
+	echo "$LDPROF_CALIBRATION"
+)
+for u in 0.1 1.1; do
+	sed "s/^unmap_page_us .*/unmap_page_us $u/" "$base_cal" >"$TMP/cal-$u"
+	LDPROF_CALIBRATION="$TMP/cal-$u" "$LDPROF" -n 3 --no-overhead --fixed-runs 0 --json "$prog" \
+		>"$TMP/u-$u" 2>/dev/null
+done
+rest() { json_eval "$TMP/u-$1" "(lambda l: '%.3f' % (l['exit_path_us'] - l['mapped_pages'] * $1))([l for l in d['libraries'] if l['path'].endswith('/libstdc++.so.6')][0])"; }
+expect_eq "libstdc++'s exit path less its mapped pages at the calibration's unmap_page_us: the same at 0.1 and 1.1 us" \
+	"$(rest 0.1)" "$(rest 1.1)"
+
 # A recorded trace carries them: report's verdict prices the same pages.
 "$LDPROF" record -n 3 --no-overhead -o "$TMP/t.ldprof" "$prog" >/dev/null 2>&1
 "$LDPROF" report --json "$TMP/t.ldprof" >"$TMP/r" 2>/dev/null
