@@ -65,10 +65,13 @@ expect_eq "csv: every row says its figures are the reference machine's" 8 \
 "$LDPROF" audit --measure --runs 3 --json "$tree/sub" >"$TMP/jm" 2>/dev/null
 expect_eq "--measure runs it and keeps the figures" true \
 	"$(json_eval "$TMP/jm" "d['entries'][0]['measured_total_us'] > d['entries'][0]['measured_loader_us'] > 0")"
-"$LDPROF" audit --json "$TMP/none" >"$TMP/jn" 2>/dev/null
-expect_eq "a missing path is not a failure" 0 $?
+"$LDPROF" audit --json "$TMP/none" "$tree/sub" >"$TMP/jn" 2>"$TMP/jn.err"
+expect_eq "a missing path is bad input: status 2 once the others are audited" 2 $?
+check "... said on stderr, saying why" grep -Fxq "ldprof: audit: $TMP/none: No such file or directory" "$TMP/jn.err"
+expect_eq "... and the path given beside it is audited" true \
+	"$(json_eval "$TMP/jn" "any(e['path'].startswith('$tree/sub/') for e in d['entries'])")"
 expect_eq "a missing path is one error entry, saying why" "error|No such file or directory" \
-	"$(json_eval "$TMP/jn" "'|'.join((d['entries'][0]['kind'], d['entries'][0]['error'])) if [e['path'] for e in d['entries']] == ['$TMP/none'] else 'entries: %r' % d['entries']")"
+	"$(json_eval "$TMP/jn" "'|'.join(e['kind'] + '|' + e['error'] for e in d['entries'] if e['path'] == '$TMP/none')")"
 "$LDPROF" audit >/dev/null 2>&1
 expect_eq "no path: usage error" 2 $?
 done_testing

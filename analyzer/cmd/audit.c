@@ -1,7 +1,9 @@
 /* ldprof audit: the loader's cost across a system, ranked. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/audit.h"
@@ -23,7 +25,28 @@ const char usage_audit[] =
 const char epilogue_audit[] =
 	"\n"
 	"A progress bar goes to standard error when it is a terminal. Ctrl-C prints\n"
-	"what is done so far. Exit status: 0, or 2 for bad options.\n";
+	"what is done so far. Exit status: 0; 2 for bad options, or when a PATH given\n"
+	"cannot be read (the report lists it among the errors too).\n";
+
+/*
+ * A PATH the user named that cannot be read is bad input, as a missing
+ * program is to run, though the walk goes on and lists it (as find and du
+ * do): said once more after the report, and the exit status says so.
+ */
+static int unreadable_operands(const struct audit_opts *o)
+{
+	struct stat st;
+	int bad = 0;
+
+	for (size_t i = 0; i < o->npaths; i++) {
+		int r = o->follow ? stat(o->paths[i], &st) : lstat(o->paths[i], &st);
+		if (r || access(o->paths[i], R_OK)) {
+			error_msg("audit: %s: %s", o->paths[i], strerror(errno));
+			bad = 1;
+		}
+	}
+	return bad;
+}
 
 int cmd_audit(const struct command *cmd, int argc, char **argv)
 {
@@ -74,6 +97,8 @@ int cmd_audit(const struct command *cmd, int argc, char **argv)
 		error_msg("%s", err.msg);
 		r = EXIT_FAIL;
 	}
+	if (r == EXIT_OK && unreadable_operands(&o))
+		r = EXIT_USAGE;
 	audit_free(&a);
 	return r;
 }
