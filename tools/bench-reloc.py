@@ -2,7 +2,7 @@
 """bench-reloc: the relocation cost model's residual on real programs.
 
     tools/bench-reloc.py [-n RUNS] [--ldprof PATH] [--goal PCT] [--recalibrate] [--objects]
-                         [--rounds] [PROGRAM ARGS ;]...
+                         [--rounds] [--sessions K] [PROGRAM ARGS ;]...
 
 For each program (by default a list of C and C++ programs from Debian's
 main archive, those installed), `ldprof run --json` measures the relocate
@@ -31,6 +31,15 @@ the same runs (the counts of the report's reloc_model_counts priced
 again): on a shared machine a calibration made minutes after another
 moved a program's prediction by up to 10.7% (docs/model.md, "What one
 reading is worth"), so a residual is only as good as the two agree.
+
+--sessions K measures in K sessions instead, each a fresh calibration
+followed at once by a block of RUNS / K runs of every program, and sets
+each block against the calibration of its own session: a ratio taken side
+by side, as the machine's relocation moves by a fifth within minutes and
+the calibration with it (docs/model.md, "Calibrations minutes apart").
+A program's figure is the median of its K residuals, the column beside it
+their range; the residual then holds the model's own error and what a
+session's few minutes add, not the drift of the whole bench.
 
 --rounds measures the programs in a calibration's own rounds instead
 (`ldprof calibrate --dry-run --check`, its RUNS runs of each): interleaved
@@ -101,22 +110,23 @@ def parse_programs(words):
 RUN_OPTIONS = []
 
 
-def run_ldprof(ldprof, runs, argv):
+def run_ldprof(ldprof, runs, argv, calibration=None):
     """`ldprof run --json` of the program, parsed; raises with ldprof's last word."""
+    env = dict(os.environ, LDPROF_CALIBRATION=calibration) if calibration else None
     r = subprocess.run([ldprof, "-n", str(runs), "--fixed-runs", "0"] + RUN_OPTIONS + ["--json", "--"] + argv,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else
                            "exit status %d" % r.returncode)
     return json.loads(r.stdout)
 
 
-def measure(ldprof, runs, argv):
+def measure(ldprof, runs, argv, calibration=None):
     """The report's reloc_model, with "calm": whether its measured_us is of
     runs in the shared cache's state the calibration priced (uncontended,
     or contended when more than half its figures were: all of the runs, or
     the ones the report kept), and "contended", "probed"."""
-    d = run_ldprof(ldprof, runs, argv)
+    d = run_ldprof(ldprof, runs, argv, calibration)
     m, c = d.get("reloc_model"), d.get("shared_cache") or {}
     if not m:
         raise RuntimeError("no relocation model (the analyzer cannot replay it)")
@@ -290,16 +300,21 @@ def objects_table(a, progs):
     return 0
 
 
+def calibrate_to(a, path):
+    """`ldprof calibrate -o path` in the runs' cache state; raises when it fails."""
+    r = subprocess.run([a.ldprof, "calibrate"] + RUN_OPTIONS + ["-o", path],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("ldprof calibrate failed: " + last_line(r.stderr))
+
+
 def recalibrate(a):
     """A second calibration, made after the measurements: its intercept and
     prices ({count: us}), read from the file `ldprof calibrate -o` writes."""
     fd, path = tempfile.mkstemp(prefix="bench-reloc-cal.")
     os.close(fd)
     try:
-        r = subprocess.run([a.ldprof, "calibrate"] + RUN_OPTIONS + ["-o", path],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError("the second calibration failed: " + last_line(r.stderr))
+        calibrate_to(a, path)
         coefs, intercept = {}, 0.0
         with open(path) as f:
             for line in f:
@@ -395,6 +410,64 @@ def residual_table(a, progs):
     return 1 if misses else 0
 
 
+def sessions_table(a, progs):
+    """Each program's residual against the calibration of its own session; returns the exit
+    status. A session is a calibration, then a block of every program at once."""
+    found = [(kind, argv) for kind, argv in progs if shutil.which(argv[0])]
+    res, errors = {}, {}
+    with tempfile.TemporaryDirectory(prefix="bench-reloc.") as tmp:
+        for k in range(a.sessions):
+            cal = os.path.join(tmp, "calibration-%d" % k)
+            try:
+                calibrate_to(a, cal)
+            except RuntimeError as e:
+                print(e)
+                return 1
+            for kind, argv in found:
+                key = " ".join(argv)
+                if key in errors:
+                    continue
+                try:
+                    res.setdefault(key, []).append(
+                        measure(a.ldprof, max(5, a.runs // a.sessions), argv, cal))
+                except (RuntimeError, ValueError) as e:
+                    errors[key] = e
+    print("%-4s %-28s %10s %10s %9s  %-16s %s" % ("kind", "program", "measured", "predicted",
+                                                "residual", "sessions", "contended runs"))
+    misses, rows, pcts = 0, 0, []
+    for kind, argv in progs:
+        key = " ".join(argv)
+        if key in errors:
+            print("%-4s %-28s cannot measure: %s" % (kind, key[:28], errors[key]))
+            misses += 1
+            continue
+        if key not in res:
+            print("%-4s %-28s not installed" % (kind, key[:28]))
+            continue
+        s = res[key]
+        each = sorted(100.0 * (m["measured_us"] - m["predicted_us"]) / m["predicted_us"]
+                      for m in s if m["predicted_us"])
+        if not each:
+            print("%-4s %-28s no prediction" % (kind, key[:28]))
+            misses += 1
+            continue
+        pct = statistics.median(each)
+        miss = abs(pct) > a.goal
+        misses += miss
+        rows += 1
+        pcts.append(pct)
+        print("%-4s %-28s %8.1f us %8.1f us %+8.1f%%  %-16s %d/%d%s" %
+              (kind, key[:28], statistics.median(m["measured_us"] for m in s),
+               statistics.median(m["predicted_us"] for m in s), pct,
+               "[%+.0f, %+.0f]" % (each[0], each[-1]), sum(m["contended"] for m in s),
+               sum(m["probed"] for m in s), "  MISS" if miss else ""))
+    rms = math.sqrt(sum(x * x for x in pcts) / len(pcts)) if pcts else 0
+    print("%d of %d programs within +-%g%% (the median of %d sessions each, every block against "
+          "its own session's calibration; RMS %.1f%%)" %
+          (rows - misses if rows >= misses else 0, rows, a.goal, a.sessions, rms))
+    return 1 if misses else 0
+
+
 def rounds_table(a, progs):
     """The programs as `calibrate --check` measures them; returns the exit status."""
     found = [(kind, argv) for kind, argv in progs if shutil.which(argv[0])]
@@ -441,6 +514,9 @@ def main():
     ap.add_argument("--recalibrate", action="store_true",
                     help="calibrate again after the runs and give each residual against "
                     "that calibration too: how far the machine moved the model meanwhile")
+    ap.add_argument("--sessions", type=int, default=0,
+                    help="K sessions, each a fresh calibration and a block of every program "
+                    "set against it")
     ap.add_argument("--rounds", action="store_true",
                     help="measure them in a calibration's own rounds (calibrate --check)")
     ap.add_argument("programs", nargs=argparse.REMAINDER)
@@ -452,6 +528,8 @@ def main():
         return objects_table(a, progs)
     if a.rounds:
         return rounds_table(a, progs)
+    if a.sessions > 0:
+        return sessions_table(a, progs)
     return residual_table(a, progs)
 
 
