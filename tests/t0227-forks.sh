@@ -70,8 +70,8 @@ expect_eq "the sample shell with foo: no fork" "0 0 0" \
 	"$(json_eval "$TMP/n.json" "'%d %d %d' % (d['verdict']['image_forks'], d['verdict']['image_vforks'], d['verdict']['parts_us']['forks'])")"
 
 # Calibrated: the price measured now, after the runs (the fork programs built and run again).
-LDPROF_CALIBRATION=$LDPROF_TEST_CALIBRATION "$LDPROF" -n 3 --no-overhead --json \
-	"$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" >"$TMP/c.json" 2>"$TMP/c.err"
+(use_calibration && "$LDPROF" -n 3 --no-overhead --json \
+	"$FIXTURES/run-fork/prog" "$FIXTURES/run-ctor-dtor/prog" >"$TMP/c.json" 2>"$TMP/c.err")
 check "calibrated: runs" test $? -eq 0
 expect_eq "calibrated: the price measured now, and the forks priced at it" "True True" \
 	"$(json_eval "$TMP/c.json" "(lambda v: str(v['fork_price_now']) + ' ' + str(min(v['fork_us'] + v['fork_lazy_us']) >= 0 and abs(v['parts_us']['forks'] - 2 * $price(v, 1)) < 1e-6))(d['verdict'])")"
