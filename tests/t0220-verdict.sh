@@ -217,6 +217,10 @@ LDPROF_CALIBRATION=$TMP/cal LDPROF=$LDPROF "$TOP/tools/validate-verdict" -n 30 -
 	"$TOP/samples/sh.static|$TOP/samples/sh.dynamic|$TOP/samples/foo" >"$TMP/vs" 2>&1
 check "validate-verdict -s prints the model's error" grep -Eq "^model error over 1 pairs: RMS [0-9.]+% \([0-9.]+ us\)$" "$TMP/vs"
 rms=$(sed -n 's/^model error over 1 pairs: RMS \([0-9.]*\)% (\([0-9.]*\) us)$/\1 \2/p' "$TMP/vs")
+err=$(sed -n 's/^sh\.dynamic .*  *\([-+][0-9.]*\)% [a-z].*/\1/p' "$TMP/vs")
+expect_eq "and how many pairs were within the tolerance, as the row's error says" \
+	"$(awk -v e="$err" 'BEGIN { print (e <= 100 && -e <= 100) ? 1 : 0 }') of 1 pairs within +-100%" \
+	"$(grep ' pairs within ' "$TMP/vs")"
 expect_eq "and stores it with the calibration" "$rms" \
 	"$(awk '$1 == "verdict_error" { printf "%.1f %.1f", $2, $3 }' "$TMP/cal")"
 
