@@ -105,6 +105,8 @@ enum model_tag {
 	MODEL_TAG_UNWIND_PRICE_NOW = 34, /* f64: tag 33 measured after the runs, in place of this */
 	MODEL_TAG_EXIT_US =
 		35, /* four f64 fields: the exit path per object, page, KiB, page mapped */
+	MODEL_TAG_FAULT_US = 36,     /* four f64 fields: the calibration's fault, low, high, rest */
+	MODEL_TAG_FAULT_NOW_US = 37, /* f64: a fault's cost measured after the runs */
 };
 
 enum run_tag {
@@ -286,6 +288,14 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	tlv_f64(b, MODEL_TAG_EXIT_US, m->exit_per_page_us);
 	tlv_f64(b, MODEL_TAG_EXIT_US, m->exit_per_kib_us);
 	tlv_f64(b, MODEL_TAG_EXIT_US, m->unmap_page_us);
+	if (m->fault_us > 0) {
+		tlv_f64(b, MODEL_TAG_FAULT_US, m->fault_us);
+		tlv_f64(b, MODEL_TAG_FAULT_US, m->fault_lo);
+		tlv_f64(b, MODEL_TAG_FAULT_US, m->fault_hi);
+		tlv_f64(b, MODEL_TAG_FAULT_US, m->fault_rest_us);
+	}
+	if (t->fault_us_now > 0)
+		tlv_f64(b, MODEL_TAG_FAULT_NOW_US, t->fault_us_now);
 	encode_static_side(t, b);
 }
 
@@ -655,7 +665,7 @@ static uint32_t count32(uint64_t x)
 
 /* How many of the repeated MODEL fields came so far. */
 struct model_repeats {
-	int fixed, fork, fork_lazy, facts, fde_sort, exit;
+	int fixed, fork, fork_lazy, facts, fde_sort, exit, fault;
 };
 
 /* Tags 30 to 34: the static side's facts; false for another tag. */
@@ -706,6 +716,7 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	double *lazy_us[] = {&m->fork_lazy_fixed_us, &m->fork_lazy_per_object_us};
 	double *exit_us[] = {&m->exit_per_object_us, &m->exit_per_page_us, &m->exit_per_kib_us,
 			     &m->unmap_page_us};
+	double *fault_us[] = {&m->fault_us, &m->fault_lo, &m->fault_hi, &m->fault_rest_us};
 	uint64_t x;
 
 	switch (tag) {
@@ -806,6 +817,13 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_EXIT_US:
 		if (rep->exit < 4)
 			*exit_us[rep->exit++] = sane_price(val_f64(v));
+		break;
+	case MODEL_TAG_FAULT_US:
+		if (rep->fault < 4)
+			*fault_us[rep->fault++] = sane_price(val_f64(v));
+		break;
+	case MODEL_TAG_FAULT_NOW_US:
+		t->fault_us_now = sane_price(val_f64(v));
 		break;
 	case MODEL_TAG_NSS_PRICE_NOW:
 		t->nss_cal_us = sane_price(val_f64(v));
@@ -963,6 +981,7 @@ void tf_decode_finish(struct trace *t, struct tf_decode_state *st)
 		t->fork_price_now = false;
 		t->nss_price_now = false;
 		t->unwind_price_now = false;
+		t->fault_us_now = 0;
 		memset(&t->static_side, 0, sizeof t->static_side);
 		for (size_t i = 0; i < t->nobj; i++)
 			t->obj[i].have_feat = false;
