@@ -74,13 +74,14 @@ expect_eq "an interval that holds 0 is no saving, and not advised" "no_gain Fals
 LDPROF_CALIBRATION=$TMP/cal "$LDPROF" -n 10 "$TOP/samples/sh.dynamic" "$TOP/samples/foo" >"$TMP/t"
 check "text: it would not measurably help" grep -q "linking statically would not measurably help" "$TMP/t"
 
-# A recorded trace carries the fault costs its verdict priced with: the one
-# measured after its runs and the calibration's. report prices with them,
-# whatever calibration it finds (it used to fall back to the built-in 2.8 us).
+# A recorded trace carries the fault costs its verdict priced with (the one
+# measured after its runs and the calibration's) and the validated error
+# that widens its interval. report prices with them, whatever calibration
+# it finds (it used to fall back to the built-in 2.8 us and error).
 LDPROF_CALIBRATION=$TMP/cal "$LDPROF" record -n 5 -o "$TMP/f.ldprof" "$TOP/samples/sh.dynamic" \
 	"$TOP/samples/foo" >/dev/null 2>&1
 check "record" test $? -eq 0
-sed 's/^fault_us .*/fault_us 99 98 100 97/' "$TMP/cal" >"$TMP/cal99"
+sed -e 's/^fault_us .*/fault_us 99 98 100 97/' -e '/^verdict_error /d' "$TMP/cal" >"$TMP/cal99"
 LDPROF_CALIBRATION=$TMP/cal "$LDPROF" report --json "$TMP/f.ldprof" >"$TMP/f1.json"
 LDPROF_CALIBRATION=$TMP/cal99 "$LDPROF" report --json "$TMP/f.ldprof" >"$TMP/f2.json"
 f1=$(json_eval "$TMP/f1.json" "'%.9g %.9g' % (d['verdict']['fault_us'], d['verdict']['static_link_saved_us'])")
@@ -88,6 +89,8 @@ expect_eq "report: the fault cost and the saving are the trace's, not the calibr
 	"$f1" "$(json_eval "$TMP/f2.json" "'%.9g %.9g' % (d['verdict']['fault_us'], d['verdict']['static_link_saved_us'])")"
 expect_eq "report: a fault cost measured when it ran, not the built-in one" true \
 	"$(json_eval "$TMP/f1.json" "0 < d['verdict']['fault_us'] < 99 and d['verdict']['fault_us'] != 2.8")"
+expect_eq "report: the validated error stored when it ran, though the calibration now has none" \
+	"5000 no_gain" "$(json_eval "$TMP/f2.json" "'%g %s' % (d['verdict']['model_error_us'], d['verdict']['judgement'])")"
 
 # A calibration file that is there but cannot be read: the defaults, and a note.
 printf 'not a calibration\n' >"$TMP/garbage"

@@ -107,6 +107,7 @@ enum model_tag {
 		35, /* four f64 fields: the exit path per object, page, KiB, page mapped */
 	MODEL_TAG_FAULT_US = 36,     /* four f64 fields: the calibration's fault, low, high, rest */
 	MODEL_TAG_FAULT_NOW_US = 37, /* f64: a fault's cost measured after the runs */
+	MODEL_TAG_VERDICT_ERR = 38,  /* two f64 fields: the verdict's validated error, %, us */
 };
 
 enum run_tag {
@@ -296,6 +297,10 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	}
 	if (t->fault_us_now > 0)
 		tlv_f64(b, MODEL_TAG_FAULT_NOW_US, t->fault_us_now);
+	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0) {
+		tlv_f64(b, MODEL_TAG_VERDICT_ERR, m->verdict_err_pct);
+		tlv_f64(b, MODEL_TAG_VERDICT_ERR, m->verdict_err_us);
+	}
 	encode_static_side(t, b);
 }
 
@@ -665,7 +670,7 @@ static uint32_t count32(uint64_t x)
 
 /* How many of the repeated MODEL fields came so far. */
 struct model_repeats {
-	int fixed, fork, fork_lazy, facts, fde_sort, exit, fault;
+	int fixed, fork, fork_lazy, facts, fde_sort, exit, fault, verdict_err;
 };
 
 /* Tags 30 to 34: the static side's facts; false for another tag. */
@@ -717,6 +722,7 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	double *exit_us[] = {&m->exit_per_object_us, &m->exit_per_page_us, &m->exit_per_kib_us,
 			     &m->unmap_page_us};
 	double *fault_us[] = {&m->fault_us, &m->fault_lo, &m->fault_hi, &m->fault_rest_us};
+	double *verdict_err[] = {&m->verdict_err_pct, &m->verdict_err_us};
 	uint64_t x;
 
 	switch (tag) {
@@ -824,6 +830,10 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 		break;
 	case MODEL_TAG_FAULT_NOW_US:
 		t->fault_us_now = sane_price(val_f64(v));
+		break;
+	case MODEL_TAG_VERDICT_ERR:
+		if (rep->verdict_err < 2)
+			*verdict_err[rep->verdict_err++] = sane_price(val_f64(v));
 		break;
 	case MODEL_TAG_NSS_PRICE_NOW:
 		t->nss_cal_us = sane_price(val_f64(v));
