@@ -333,6 +333,18 @@ def predict(cal, counts):
     return intercept + sum(coefs.get(k, 0.0) * v for k, v in counts.items())
 
 
+def unmeasured_row(kind, key, errors, measured):
+    """Print the row of a program that was not measured: 1 for one that could not be (a
+    miss), 0 for one not installed; None when it was measured."""
+    if key in errors:
+        print("%-4s %-28s cannot measure: %s" % (kind, key[:28], errors[key]))
+        return 1
+    if key not in measured:
+        print("%-4s %-28s not installed" % (kind, key[:28]))
+        return 0
+    return None
+
+
 def residual_table(a, progs):
     """Measured against predicted for each program; returns the exit status.
 
@@ -367,12 +379,9 @@ def residual_table(a, progs):
           ("  after" if second else ""))
     for kind, argv in progs:
         key = " ".join(argv)
-        if key in errors:
-            print("%-4s %-28s cannot measure: %s" % (kind, key[:28], errors[key]))
-            misses += 1
-            continue
-        if key not in model:
-            print("%-4s %-28s not installed" % (kind, key[:28]))
+        skipped = unmeasured_row(kind, key, errors, model)
+        if skipped is not None:
+            misses += skipped
             continue
         # The blocks whose figure is of runs in the calibration's state; all when none is.
         m, calm = model[key], [b for b in blocks[key] if b["calm"]]
@@ -437,12 +446,9 @@ def sessions_table(a, progs):
     misses, rows, pcts = 0, 0, []
     for kind, argv in progs:
         key = " ".join(argv)
-        if key in errors:
-            print("%-4s %-28s cannot measure: %s" % (kind, key[:28], errors[key]))
-            misses += 1
-            continue
-        if key not in res:
-            print("%-4s %-28s not installed" % (kind, key[:28]))
+        skipped = unmeasured_row(kind, key, errors, res)
+        if skipped is not None:
+            misses += skipped
             continue
         s = res[key]
         each = sorted(100.0 * (m["measured_us"] - m["predicted_us"]) / m["predicted_us"]

@@ -193,6 +193,13 @@ static void encode_f64s(struct bbuf *b, unsigned tag, const double *v, size_t n)
 	tlv_nested(b, tag, &nested);
 }
 
+/* A repeated f64 field: the tag once for each of v[0..n), in order. */
+static void encode_repeated_f64(struct bbuf *b, unsigned tag, const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tlv_f64(b, tag, v[i]);
+}
+
 static void encode_features(const struct trace_object *o, struct bbuf *b)
 {
 	const struct advice_facts *a = &o->advice;
@@ -227,10 +234,9 @@ static void encode_static_side(const struct trace *t, struct bbuf *b)
 		tlv_uint(b, MODEL_TAG_STATIC_KEPT, 1);
 	if (sf->have_unwinder)
 		tlv_uint(b, MODEL_TAG_UNWINDER, sf->unwinder);
-	tlv_f64(b, MODEL_TAG_FDE_SORT_US, m->fde_sort_us);
-	tlv_f64(b, MODEL_TAG_FDE_SORT_US, m->fde_sort_lo);
-	tlv_f64(b, MODEL_TAG_FDE_SORT_US, m->fde_sort_hi);
-	tlv_f64(b, MODEL_TAG_FDE_SORT_US, m->fde_floor);
+	encode_repeated_f64(
+		b, MODEL_TAG_FDE_SORT_US,
+		(const double[]){m->fde_sort_us, m->fde_sort_lo, m->fde_sort_hi, m->fde_floor}, 4);
 	if (t->unwind_price_now)
 		tlv_f64(b, MODEL_TAG_UNWIND_PRICE_NOW, t->unwind_cal_price);
 }
@@ -246,9 +252,9 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	encode_f64s(b, MODEL_TAG_COEF_US, m->coef_us, MODEL_NFEAT);
 	tlv_f64(b, MODEL_TAG_R2, m->r2);
 	tlv_uint(b, MODEL_TAG_PROGRAMS, m->programs);
-	tlv_f64(b, MODEL_TAG_DYNAMIC_FIXED_US, m->dynamic_fixed_us);
-	tlv_f64(b, MODEL_TAG_DYNAMIC_FIXED_US, m->dynamic_fixed_lo);
-	tlv_f64(b, MODEL_TAG_DYNAMIC_FIXED_US, m->dynamic_fixed_hi);
+	encode_repeated_f64(
+		b, MODEL_TAG_DYNAMIC_FIXED_US,
+		(const double[]){m->dynamic_fixed_us, m->dynamic_fixed_lo, m->dynamic_fixed_hi}, 3);
 	tlv_str(b, MODEL_TAG_SOURCE, m->source);
 	tlv_str(b, MODEL_TAG_MACHINE, m->machine);
 	tlv_str(b, MODEL_TAG_CREATED, m->created);
@@ -269,10 +275,11 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	if (t->forks_counted) {
 		tlv_uint(b, MODEL_TAG_IMAGE_FORKS, t->image_forks);
 		tlv_uint(b, MODEL_TAG_IMAGE_VFORKS, t->image_vforks);
-		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_fixed_us);
-		tlv_f64(b, MODEL_TAG_FORK_US, m->fork_per_object_us);
-		tlv_f64(b, MODEL_TAG_FORK_LAZY_US, m->fork_lazy_fixed_us);
-		tlv_f64(b, MODEL_TAG_FORK_LAZY_US, m->fork_lazy_per_object_us);
+		encode_repeated_f64(b, MODEL_TAG_FORK_US,
+				    (const double[]){m->fork_fixed_us, m->fork_per_object_us}, 2);
+		encode_repeated_f64(
+			b, MODEL_TAG_FORK_LAZY_US,
+			(const double[]){m->fork_lazy_fixed_us, m->fork_lazy_per_object_us}, 2);
 		if (t->static_side.fork_lazy)
 			tlv_uint(b, MODEL_TAG_FORK_LAZY, 1);
 		if (t->fork_price_now)
@@ -285,22 +292,20 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 			tlv_uint(b, MODEL_TAG_IMAGE_HEAP, t->image_heap);
 		tlv_f64(b, MODEL_TAG_MALLOC_US, m->malloc_us);
 	}
-	tlv_f64(b, MODEL_TAG_EXIT_US, m->exit_per_object_us);
-	tlv_f64(b, MODEL_TAG_EXIT_US, m->exit_per_page_us);
-	tlv_f64(b, MODEL_TAG_EXIT_US, m->exit_per_kib_us);
-	tlv_f64(b, MODEL_TAG_EXIT_US, m->unmap_page_us);
-	if (m->fault_us > 0) {
-		tlv_f64(b, MODEL_TAG_FAULT_US, m->fault_us);
-		tlv_f64(b, MODEL_TAG_FAULT_US, m->fault_lo);
-		tlv_f64(b, MODEL_TAG_FAULT_US, m->fault_hi);
-		tlv_f64(b, MODEL_TAG_FAULT_US, m->fault_rest_us);
-	}
+	encode_repeated_f64(b, MODEL_TAG_EXIT_US,
+			    (const double[]){m->exit_per_object_us, m->exit_per_page_us,
+					     m->exit_per_kib_us, m->unmap_page_us},
+			    4);
+	if (m->fault_us > 0)
+		encode_repeated_f64(
+			b, MODEL_TAG_FAULT_US,
+			(const double[]){m->fault_us, m->fault_lo, m->fault_hi, m->fault_rest_us},
+			4);
 	if (t->fault_us_now > 0)
 		tlv_f64(b, MODEL_TAG_FAULT_NOW_US, t->fault_us_now);
-	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0) {
-		tlv_f64(b, MODEL_TAG_VERDICT_ERR, m->verdict_err_pct);
-		tlv_f64(b, MODEL_TAG_VERDICT_ERR, m->verdict_err_us);
-	}
+	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
+		encode_repeated_f64(b, MODEL_TAG_VERDICT_ERR,
+				    (const double[]){m->verdict_err_pct, m->verdict_err_us}, 2);
 	encode_static_side(t, b);
 }
 
@@ -668,6 +673,16 @@ static uint32_t count32(uint64_t x)
 	return x <= UINT32_MAX ? (uint32_t)x : 0;
 }
 
+/*
+ * The next of a repeated price field's n slots, *k of them filled so far;
+ * one past the last is ignored.
+ */
+static void decode_repeated_price(double *const *slot, int n, int *k, struct cursor *v)
+{
+	if (*k < n)
+		*slot[(*k)++] = sane_price(val_f64(v));
+}
+
 /* How many of the repeated MODEL fields came so far. */
 struct model_repeats {
 	int fixed, fork, fork_lazy, facts, fde_sort, exit, fault, verdict_err;
@@ -700,8 +715,7 @@ static bool decode_static_field(unsigned tag, struct cursor *v, struct trace *t,
 		sf->unwinder = count32(x);
 		return true;
 	case MODEL_TAG_FDE_SORT_US:
-		if (rep->fde_sort < 4)
-			*sort[rep->fde_sort++] = sane_price(val_f64(v));
+		decode_repeated_price(sort, (int)ARRAY_SIZE(sort), &rep->fde_sort, v);
 		return true;
 	case MODEL_TAG_UNWIND_PRICE_NOW:
 		t->unwind_cal_price = sane_price(val_f64(v));
@@ -796,12 +810,10 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 		t->fork_price_now = val_uint(v) == 1;
 		break;
 	case MODEL_TAG_FORK_US:
-		if (rep->fork < 2)
-			*fork_us[rep->fork++] = sane_price(val_f64(v));
+		decode_repeated_price(fork_us, (int)ARRAY_SIZE(fork_us), &rep->fork, v);
 		break;
 	case MODEL_TAG_FORK_LAZY_US:
-		if (rep->fork_lazy < 2)
-			*lazy_us[rep->fork_lazy++] = sane_price(val_f64(v));
+		decode_repeated_price(lazy_us, (int)ARRAY_SIZE(lazy_us), &rep->fork_lazy, v);
 		break;
 	case MODEL_TAG_FORK_LAZY:
 		t->static_side.fork_lazy = val_uint(v) == 1;
@@ -821,19 +833,17 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 		m->malloc_us = sane_price(val_f64(v));
 		break;
 	case MODEL_TAG_EXIT_US:
-		if (rep->exit < 4)
-			*exit_us[rep->exit++] = sane_price(val_f64(v));
+		decode_repeated_price(exit_us, (int)ARRAY_SIZE(exit_us), &rep->exit, v);
 		break;
 	case MODEL_TAG_FAULT_US:
-		if (rep->fault < 4)
-			*fault_us[rep->fault++] = sane_price(val_f64(v));
+		decode_repeated_price(fault_us, (int)ARRAY_SIZE(fault_us), &rep->fault, v);
 		break;
 	case MODEL_TAG_FAULT_NOW_US:
 		t->fault_us_now = sane_price(val_f64(v));
 		break;
 	case MODEL_TAG_VERDICT_ERR:
-		if (rep->verdict_err < 2)
-			*verdict_err[rep->verdict_err++] = sane_price(val_f64(v));
+		decode_repeated_price(verdict_err, (int)ARRAY_SIZE(verdict_err), &rep->verdict_err,
+				      v);
 		break;
 	case MODEL_TAG_NSS_PRICE_NOW:
 		t->nss_cal_us = sane_price(val_f64(v));

@@ -73,6 +73,10 @@ static void test_roundtrip(void)
 	t.model.exit_per_kib_us = 0.0375, t.model.unmap_page_us = 0.125;
 	t.obj[3].have_mapped = true, t.obj[3].mapped_pages = 227;
 	t.obj[4].have_mapped = true, t.obj[4].mapped_pages = 0;
+	/* The fault costs the verdict priced with, and its validated error. */
+	t.model.fault_us = 2.5, t.model.fault_lo = 2.25, t.model.fault_hi = 3.0;
+	t.model.fault_rest_us = 2.125, t.fault_us_now = 4.75;
+	t.model.verdict_err_pct = 12.5, t.model.verdict_err_us = 40;
 	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
@@ -103,6 +107,9 @@ static void test_roundtrip(void)
 	CHECK(u.model.exit_per_kib_us == 0.0375 && u.model.unmap_page_us == 0.125);
 	CHECK(u.obj[3].have_mapped && u.obj[3].mapped_pages == 227);
 	CHECK(u.obj[4].have_mapped && u.obj[4].mapped_pages == 0 && !u.obj[2].have_mapped);
+	CHECK(u.model.fault_us == 2.5 && u.model.fault_lo == 2.25 && u.model.fault_hi == 3.0);
+	CHECK(u.model.fault_rest_us == 2.125 && u.fault_us_now == 4.75);
+	CHECK(u.model.verdict_err_pct == 12.5 && u.model.verdict_err_us == 40);
 	CHECK(u.nss_price_now && u.nss_cal_us == 147.5);
 	CHECK(u.static_side.known && u.static_side.ifunc_bound == 30 && u.static_side.ifunc_extra == 6);
 	CHECK(u.static_side.fdes == 20000 && u.static_side.fdes_erratic == 11362);
