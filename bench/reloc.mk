@@ -78,3 +78,14 @@ bench-reloc-objects: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 	@echo
 
 BENCHES += bench-reloc-objects
+
+# The counts against callgrind's instructions, object by object
+# (tools/reloc-instructions.py: an instruction cost per count fitted on the
+# calibration's synthetic programs; goal: every object within 15%).
+.PHONY: bench-reloc-instructions
+bench-reloc-instructions: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
+	@echo "== the relocation model's counts against callgrind's instructions, object by object"
+	@tools/reloc-instructions.py --ldprof ./$(LDPROF) || $(call bench_goal,bench-reloc-instructions)
+	@echo
+
+BENCHES += bench-reloc-instructions
