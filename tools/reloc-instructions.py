@@ -82,6 +82,8 @@ def synthetic_fit(ldprof, work):
                         "--json"], cwd=work, capture_output=True, text=True, check=False)
     kept = re.search(r"kept in (\S+)", p.stderr)
     if p.returncode != 0 or not kept:
+        if kept:
+            shutil.rmtree(kept.group(1), ignore_errors=True)
         raise RuntimeError("ldprof calibrate failed: " + p.stderr.strip()[-300:])
     build = kept.group(1)
     try:
