@@ -21,7 +21,7 @@ The fit sees none of the real programs, so a miss is work ld.so does that
 the analyzer's replay does not count (a count wrong or missing), not a
 price: instructions do not depend on the machine's state. It says nothing
 of what the instructions cost in time (docs/model.md, "Instructions,
-counted by callgrind"). Needs valgrind (tools/install-deps BENCH).
+counted by callgrind"). Needs valgrind (tools/install-deps).
 """
 import argparse
 import importlib.util
@@ -51,7 +51,7 @@ def load_tool(name):
     return mod
 
 
-def callgrind(argv, out, functions, per_call, env=None):
+def callgrind(argv, out, functions, per_call):
     """Run argv under callgrind, collecting only in `functions`; the summaries
     of its dumps (one per call of the first function when per_call)."""
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, "--collect-atstart=no"]
@@ -59,8 +59,9 @@ def callgrind(argv, out, functions, per_call, env=None):
     if per_call:
         cmd.append("--dump-after=" + functions[0])
     subprocess.run(cmd + argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, env=env, check=False)
-    # Callgrind writes dump k to OUT.k and what is left at exit to OUT.
+                   stderr=subprocess.DEVNULL, check=False)
+    # Callgrind writes dump k to OUT.k and what is left at exit to OUT,
+    # which sorts first.
     folder, stem = os.path.split(out)
 
     def part(f):
@@ -144,8 +145,8 @@ def program_objects(ldprof, argv, work):
     shutil.rmtree(cg_dir, ignore_errors=True)
     os.mkdir(cg_dir)
     dumps = callgrind(argv, os.path.join(cg_dir, "out"), ["_dl_relocate_object"], True)
-    # The dump per call comes first, in relocation order; the last is the
-    # rest of the process. ld.so's own line in LD_DEBUG is not a call.
+    # After what was left at exit, one dump per call in relocation order;
+    # ld.so's own, last, has no counts of the report's to set beside it.
     calls = dumps[1:] if len(dumps) > 1 else []
     order = [o for o in order if "ld-linux" not in os.path.basename(o)]
     if len(calls) < len(order):
