@@ -30,7 +30,8 @@ bench-reloc-once: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 	@./$(LDPROF) calibrate -o $(BENCH_RELOC_CALIBRATION) > $(B)/bench/calibration-reloc.log 2>&1 || \
 		{ cat $(B)/bench/calibration-reloc.log; exit 1; }
 	@grep '^r2 ' $(BENCH_RELOC_CALIBRATION) | sed 's/^/   calibration /'
-	@LDPROF_CALIBRATION=$(CURDIR)/$(BENCH_RELOC_CALIBRATION) tools/bench-reloc.py --recalibrate --ldprof ./$(LDPROF)
+	@LDPROF_CALIBRATION=$(CURDIR)/$(BENCH_RELOC_CALIBRATION) tools/bench-reloc.py --recalibrate \
+		--ldprof ./$(LDPROF) || $(call bench_goal,bench-reloc-once)
 	@echo
 
 # The same in the first-start state: the calibration and the runs with the
@@ -47,7 +48,7 @@ bench-reloc-cold: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 		{ cat $(B)/bench/calibration-reloc-cold.log; exit 1; }
 	@grep '^r2 ' $(BENCH_RELOC_COLD_CALIBRATION) | sed 's/^/   calibration /'
 	@LDPROF_CALIBRATION=$(CURDIR)/$(BENCH_RELOC_COLD_CALIBRATION) tools/bench-reloc.py --cold-cache \
-		--recalibrate --ldprof ./$(LDPROF)
+		--recalibrate --ldprof ./$(LDPROF) || $(call bench_goal,bench-reloc-cold)
 	@echo
 
 BENCHES += bench-reloc-cold
@@ -59,7 +60,7 @@ BENCHES += bench-reloc-cold
 .PHONY: bench-reloc-rounds
 bench-reloc-rounds: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 	@echo "== the relocation model's residual on real programs, in the calibration's own rounds"
-	@tools/bench-reloc.py --rounds --ldprof ./$(LDPROF)
+	@tools/bench-reloc.py --rounds --ldprof ./$(LDPROF) || $(call bench_goal,bench-reloc-rounds)
 	@echo
 
 BENCHES += bench-reloc-rounds
@@ -74,7 +75,7 @@ bench-reloc-objects: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 		> $(B)/bench/calibration-reloc-objects.log 2>&1 || \
 		{ cat $(B)/bench/calibration-reloc-objects.log; exit 1; }
 	@LDPROF_CALIBRATION=$(CURDIR)/$(B)/bench/calibration-reloc-objects tools/bench-reloc.py --objects \
-		--ldprof ./$(LDPROF)
+		--ldprof ./$(LDPROF) || $(call bench_goal,bench-reloc-objects)
 	@echo
 
 BENCHES += bench-reloc-objects
