@@ -130,13 +130,9 @@ def relocation_order(argv, work):
     return order
 
 
-def program_objects(ldprof, argv, work):
+def program_objects(bench, ldprof, argv, work):
     """[(object path, its counts, callgrind's instructions)] for one program."""
-    p = subprocess.run([ldprof, "run", "-n", "5", "-w", "0", "--no-overhead", "--json", "--"]
-                       + argv, capture_output=True, text=True, check=False)
-    if p.returncode != 0:
-        raise RuntimeError("ldprof run failed: " + p.stderr.strip()[-300:])
-    report = json.loads(p.stdout)
+    report = bench.run_ldprof(ldprof, 5, argv)
     counts = {os.path.realpath(lib["path"]): lib.get("reloc_model_counts")
               for lib in report["libraries"]}
     main = os.path.realpath(shutil.which(argv[0]) or argv[0])
@@ -195,7 +191,7 @@ def main():
                 print("%-22s not installed" % name)
                 continue
             try:
-                objs = program_objects(ldprof, argv, work)
+                objs = program_objects(bench, ldprof, argv, work)
             except RuntimeError as e:
                 print("%-22s cannot measure: %s" % (name, e))
                 misses += 1
