@@ -16,7 +16,7 @@ $(B)/deps-maxrss: tools/deps-maxrss.c
 
 deps-bench: $(LDPROF) $(B)/deps-maxrss
 	python3 tools/deps-bench.py --ldprof $(CURDIR)/$(LDPROF) --maxrss $(CURDIR)/$(B)/deps-maxrss \
-		--dir $(DEPS_BENCH_DIR)
+		--dir $(DEPS_BENCH_DIR) || $(call bench_goal,deps-bench)
 
 oracle: $(LDPROF)
 	python3 tools/deps-bench.py --list-only --dir $(DEPS_BENCH_DIR) >$(B)/oracle-programs

@@ -3,7 +3,8 @@
 directory, as text, as JSON (compact, as a pipe or file gets it) and as
 pretty JSON, against `ldd -r` on each of them: wall time, peak RSS, output
 size, and the ratios issue 11 sets goals for (JSON within 2x of the text's
-time; JSON at least 10x faster than ldd -r).
+time; JSON at least 10x faster than ldd -r). Exit status 1 when one of
+those goals is missed.
 
 ldd -r makes ld.so load and relocate a program without running it; ldprof
 computes the same bindings (and more) from the files. ldprof runs once over
@@ -159,6 +160,11 @@ def main():
           % ("ldd -r", ldd_time, statistics.median(ldd_rss), "", ldd_rss[-1]))
     json_text = med["json"] / med["text"]
     ldd_json = ldd_time / med["json"]
+    missed = []
+    if json_text > 2:
+        missed.append("JSON at most 2x the text's time")
+    if ldd_json < 10:
+        missed.append("--json at least 10x faster than ldd -r")
     print("  ratio: JSON takes %.2fx the text's time (goal: at most 2x): %s"
           % (json_text, verdict(json_text <= 2)))
     print("  ratio: --json is %.1fx faster than ldd -r (goal: at least 10x): %s"
@@ -170,7 +176,11 @@ def main():
     for label, text, js in other:
         print("    %-20s text %6.2f s  json %6.2f s  ratio %.2fx (goal: at most 2x): %s"
               % (label, text, js, js / text, verdict(js <= 2 * text)))
-    return 0
+        if js > 2 * text:
+            missed.append(label + " JSON at most 2x the text's time")
+    if missed:
+        print("  goals missed: " + "; ".join(missed))
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
