@@ -436,6 +436,13 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	if (startup)
 		ts += shim.preload ? shim_protect_relro() : shim_install_hooks();
 	shim_emit(ts, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, flag, 0, 0);
+	/*
+	 * Main's end unseen (a library called exit, which the hooks do not
+	 * cover): _dl_fini's LA_ACT_DELETE stands in for it, as in the
+	 * analyzer, which takes the last one (a dlclose in main has its own).
+	 */
+	if (flag == LA_ACT_DELETE && !shim.main_done)
+		shim_note_cpu();
 	if (flag != LA_ACT_CONSISTENT || (!shim.follow && !shim_owner()))
 		return;
 	if (startup) {

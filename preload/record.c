@@ -259,16 +259,40 @@ void shim_note_argv(int argc, char **argv)
 	__atomic_fetch_or(&shim.chunk0->flags, flags, __ATOMIC_RELAXED);
 }
 
-void shim_note_end(void)
+/* The process's user and system time so far, in us: 0, or -1 when the kernel refuses. */
+static int self_cpu(uint64_t *utime, uint64_t *stime)
 {
 	long ru[18]; /* struct rusage: ru_utime and ru_stime, each {sec, usec}, first */
 
-	if (!shim.follow || !shim.shm || !shim_owner() ||
-	    __atomic_exchange_n(&shim.ended, 1, __ATOMIC_RELAXED))
-		return;
 	if (shim_syscall3(SHIM_SYS_getrusage, 0 /* RUSAGE_SELF */, (long)ru, 0) < 0)
+		return -1;
+	*utime = (uint64_t)ru[0] * 1000000u + (uint64_t)ru[1];
+	*stime = (uint64_t)ru[2] * 1000000u + (uint64_t)ru[3];
+	return 0;
+}
+
+void shim_note_cpu(void)
+{
+	uint64_t utime, stime;
+
+	if (shim.follow || !shim.shm || !shim_owner() || self_cpu(&utime, &stime))
 		return;
-	shim.chunk0->utime_us = (uint64_t)ru[0] * 1000000u + (uint64_t)ru[1];
-	shim.chunk0->stime_us = (uint64_t)ru[2] * 1000000u + (uint64_t)ru[3];
+	shim_emit(shim_now(), LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, utime + stime, 0);
+}
+
+void shim_note_end(void)
+{
+	uint64_t utime, stime;
+
+	if (!shim.shm || !shim_owner() || __atomic_exchange_n(&shim.ended, 1, __ATOMIC_RELAXED))
+		return;
+	if (!shim.follow) {
+		shim_note_cpu();
+		return;
+	}
+	if (self_cpu(&utime, &stime))
+		return;
+	shim.chunk0->utime_us = utime;
+	shim.chunk0->stime_us = stime;
 	__atomic_fetch_or(&shim.chunk0->flags, LDPROF_CHUNK_F_RUSAGE, __ATOMIC_RELAXED);
 }

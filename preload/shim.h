@@ -133,8 +133,15 @@ SHIM_HIDDEN int shim_chunk_start(uint32_t flags);
 /* Follow mode, else nothing: a bounded copy of argv (at __libc_start_main). */
 SHIM_HIDDEN void shim_note_argv(int argc, char **argv);
 
-/* Follow mode, else nothing: getrusage(RUSAGE_SELF) once, at main's return or the exit call. */
+/* getrusage(RUSAGE_SELF) once, at main's return or the exit call: into the chunk in follow
+   mode, else a LDPROF_REC_CPU record. */
 SHIM_HIDDEN void shim_note_end(void);
+/*
+ * Not in follow mode: a LDPROF_REC_CPU record now (the process's CPU time
+ * so far, for the cost model: docs/model.md, "The run's own traffic").
+ * One getrusage system call.
+ */
+SHIM_HIDDEN void shim_note_cpu(void);
 
 /* Copy a name into the string area; its offset, or UINT32_MAX when full. */
 SHIM_HIDDEN uint32_t shim_copy_string(const char *s);

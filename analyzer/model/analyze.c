@@ -117,18 +117,10 @@ static bool loader_maps(enum obj_role role)
 	return role == ROLE_LIBRARY || role == ROLE_SHIM;
 }
 
-size_t run_consistent_index(const struct trace_run *r)
-{
-	for (size_t i = 0; i < r->nev; i++)
-		if (r->ev[i].type == LDPROF_REC_ACTIVITY && r->ev[i].u32 == 0)
-			return i;
-	return r->nev;
-}
-
 void run_load_gaps(const struct trace *t, const struct trace_run *r,
 		   void (*fn)(void *arg, uint32_t obj, uint64_t from, uint64_t to), void *arg)
 {
-	size_t consistent = run_consistent_index(r);
+	size_t consistent = trace_run_consistent_index(r);
 	uint64_t prev = 0;
 
 	for (size_t i = 0; i < consistent; i++) {

@@ -35,9 +35,6 @@ struct run_breakdown {
 
 /* Walks over a run's events, shared by the breakdown and the timeline. */
 
-/* The index of the first LA_ACT_CONSISTENT (end of startup), or r->nev. */
-size_t run_consistent_index(const struct trace_run *r);
-
 /*
  * For each object ld.so mapped during startup: the gap before its
  * la_objopen (from the previous loader event), in ticks.

@@ -22,12 +22,23 @@ int model_features(struct trace *t, struct errbuf *err);
 double model_reloc_footprint(const struct trace *t);
 
 /*
- * When t's runs were back to back (not --cold-cache) and its relocation's
- * footprint, plus the between bytes the rounds' other programs move, fits
- * in the L2 (l2 bytes), its cold lines are warm ones (MF_WARM_LINES): the run before
- * left them cached. Only with a calibration that priced warm lines.
+ * When t's runs were back to back (not --cold-cache), the share of its
+ * relocation's footprint that the L2 (l2 bytes) has room for after the
+ * between bytes the rounds' other programs move, and what the rest of its
+ * own run moves (model_own_work_us), is priced as the run before left it
+ * cached: that share of its cold lines become warm ones (MF_WARM_LINES).
+ * Only with a calibration that priced warm lines.
  */
 void model_warm_lines(struct trace *t, double between, size_t l2);
+/*
+ * The process's CPU time outside its start, median of its counted profiled
+ * runs: the shim's CPU record at main's end (LDPROF_REC_CPU) less the exec,
+ * load and relocate phases, plus the exit phase. Its children's time is
+ * not in it (getrusage of the process itself). NAN without CPU records.
+ */
+double model_own_work_us(const struct trace *t);
+/* The share of t's lookups' lines priced warm (0 to 1). */
+double model_warm_share(const struct trace *t);
 
 struct profile_opts;
 struct profile_cmd;

@@ -310,7 +310,7 @@ static void add_notes(const struct trace *t, struct report *rep)
 		corrupt += (r->shm_flags & TRACE_SHM_CORRUPT) ||
 			   (r->shim_attached && !trace_run_events_ok(t, r));
 		missing += !r->shim_attached && !(r->shm_flags & TRACE_SHM_CORRUPT);
-		unfinished += r->shim_attached && run_consistent_index(r) == r->nev;
+		unfinished += r->shim_attached && trace_run_consistent_index(r) == r->nev;
 		overflow +=
 			(r->shm_flags & (LDPROF_SHM_F_OVERFLOW | LDPROF_SHM_F_STR_OVERFLOW)) != 0;
 	}

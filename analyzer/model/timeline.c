@@ -143,7 +143,7 @@ void timeline_build(const struct report *rep, size_t run, struct timeline *tl)
 
 	add(tl, TL_RUN, TRACE_NO_OBJ, 0, event_ns(t, r, r->reap_ts));
 	if (bd && bd->valid) {
-		size_t consistent = run_consistent_index(r);
+		size_t consistent = trace_run_consistent_index(r);
 		add_phases(tl, bd, bound);
 		run_load_gaps(t, r, add_load, &(struct walk){tl, t, r, TL_LOAD});
 		if (bound[PH_RELOCATE] >= 0)

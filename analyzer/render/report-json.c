@@ -287,6 +287,8 @@ static void per_run(struct json *j, const struct report *rep)
 			json_int(j, "preemptions", r->usage.nivcsw);
 		else
 			json_null(j, "preemptions");
+		size_t cpu = trace_run_cpu_index(r);
+		json_num(j, "cpu_us", cpu < r->nev ? (double)r->ev[cpu].a : NAN);
 		const struct run_breakdown *bd = report_breakdown(rep, i);
 		if (bd) {
 			json_arr_open(j, "phases_us");
@@ -369,6 +371,8 @@ static void reloc_model(struct json *j, const struct report *rep)
 	json_num(j, "residual_us", rep->reloc_residual_us);
 	json_num(j, "footprint_kib", model_reloc_footprint(rep->t) / 1024);
 	json_bool(j, "warm_lines", warm_lines(rep->t));
+	json_num(j, "warm_share", model_warm_share(rep->t));
+	json_num(j, "own_work_us", model_own_work_us(rep->t));
 	json_num(j, "intercept_us", m->intercept_us);
 	json_obj_open(j, "coef_us");
 	for (int k = 0; k < MODEL_NFEAT; k++)

@@ -101,6 +101,22 @@ void trace_load_facts(struct trace *t)
 	}
 }
 
+size_t trace_run_consistent_index(const struct trace_run *r)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].type == LDPROF_REC_ACTIVITY && r->ev[i].u32 == 0)
+			return i;
+	return r->nev;
+}
+
+size_t trace_run_cpu_index(const struct trace_run *r)
+{
+	for (size_t i = r->nev; i-- > 0;)
+		if (r->ev[i].type == LDPROF_REC_CPU)
+			return i;
+	return r->nev;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -135,7 +151,8 @@ bool trace_run_events_ok(const struct trace *t, const struct trace_run *r)
 	for (size_t i = 0; i < r->nev; i++) {
 		const struct trace_event *e = &r->ev[i];
 		if (e->type < LDPROF_REC_VERSION ||
-		    (e->type > LDPROF_REC_SYMBIND && e->type != LDPROF_REC_LAZY) ||
+		    (e->type > LDPROF_REC_SYMBIND && e->type != LDPROF_REC_LAZY &&
+		     e->type != LDPROF_REC_CPU) ||
 		    (e->obj != TRACE_NO_OBJ && e->obj >= t->nobj) || e->ts < r->exec_ts ||
 		    (r->reap_ts && e->ts > r->reap_ts))
 			return false;

@@ -189,6 +189,11 @@ void trace_count_lazy(struct trace *t);
 
 double trace_ticks_to_us(const struct trace *t, uint64_t ticks);
 
+/* The index of the run's first LA_ACT_CONSISTENT (end of startup), or r->nev. */
+size_t trace_run_consistent_index(const struct trace_run *r);
+/* The run's last LDPROF_REC_CPU record: its index, or r->nev when it has none. */
+size_t trace_run_cpu_index(const struct trace_run *r);
+
 /*
  * Whether a profiled run's events can be believed, whatever they came from
  * (the record buffer, a trace file): known types, object indices inside
