@@ -134,6 +134,10 @@ static void test_corrupt_records(void)
 	expect_corrupt(h, NULL, "impossible function count or duration");
 	add(h = started(), LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, 9, 130, 0);
 	expect_corrupt(h, NULL, "exit call");
+	add(h = started(), LDPROF_REC_CPU, 1, 0, 130, 0);
+	expect_corrupt(h, NULL, "impossible CPU time");
+	add(h = started(), LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, 130, 7);
+	expect_corrupt(h, NULL, "impossible CPU time");
 	h = fresh();
 	add(h, LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 130, 0);
 	expect_corrupt(h, NULL, "not VERSION");
@@ -266,9 +270,35 @@ static void test_mutations(void)
 	CHECK(accepted > 0 && accepted < 2000); /* changes in unchecked bytes pass */
 }
 
+/* CPU records at each LA_ACT_DELETE before main's end, then at it: the last one counts. */
+static void test_cpu_records(void)
+{
+	struct ldprof_shm_header *h = started();
+	struct trace t;
+	struct trace_run r = {0};
+	struct errbuf err;
+
+	trace_init(&t, 1, (char *[]){"prog", NULL});
+	t.program = strdup("/bin/prog");
+	add(h, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 0, 130, 0);
+	add(h, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 2, 140, 0);
+	add(h, LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, 141, 0)->a = 300;
+	add(h, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, LDPROF_EXIT_EXIT, 150, 0);
+	add(h, LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, 151, 0)->a = 420;
+	CHECK(shm_validate(h, SIZE, NULL, &err) == 0);
+	CHECK(shm_decode(h, SIZE, NULL, &t, &r, &err) == 0);
+	size_t k = trace_run_cpu_index(&r);
+	CHECK(k < r.nev && r.ev[k].a == 420 && r.ev[k].obj == TRACE_NO_OBJ);
+	CHECK(trace_run_events_ok(&t, &r));
+	free(r.ev);
+	trace_free(&t);
+	free(h);
+}
+
 int main(void)
 {
 	test_roundtrip();
+	test_cpu_records();
 	test_corrupt_records();
 	test_malformed();
 	test_exec_errno();

@@ -674,6 +674,67 @@ static void test_warm_lines(void)
 }
 
 /*
+ * Give each profiled run a CPU record at its exit call whose own work
+ * (CPU time less exec, load and relocate, plus the exit phase) is own_us.
+ */
+static void add_cpu_records(struct trace *t, double own_us)
+{
+	for (size_t i = 0; i < t->nrun; i++) {
+		struct trace_run *r = &t->run[i];
+		size_t c = trace_run_consistent_index(r), e = 0;
+		if (!r->profiled)
+			continue;
+		while (e < r->nev && r->ev[e].type != LDPROF_REC_EXIT_CALL)
+			e++;
+		struct trace_event cpu = {
+			.ts = r->ev[e].ts, .type = LDPROF_REC_CPU, .obj = TRACE_NO_OBJ};
+		double start = trace_ticks_to_us(t, r->ev[c].ts - r->exec_ts);
+		double exit = trace_ticks_to_us(t, r->reap_ts - cpu.ts);
+		cpu.a = (uint64_t)llround(start + own_us - exit);
+		trace_add_event(r, &cpu);
+		/* In time order: right after the exit call. */
+		memmove(&r->ev[e + 2], &r->ev[e + 1], (r->nev - e - 2) * sizeof *r->ev);
+		r->ev[e + 1] = cpu;
+	}
+}
+
+/*
+ * What the rest of the run moves evicts the lines the run before left: the
+ * share the L2 has room for after it is priced warm, the rest cold, and
+ * the lines are the same lines.
+ */
+static void test_warm_share_own_work(void)
+{
+	static const struct {
+		double own_us, l2_kib, share;
+	} cases[] = {
+		{100, 1024, 1},	  /* little work: every line stays */
+		{1300, 1024, -1}, /* apt-cache's: part of them (computed below) */
+		{5000, 1024, 0},  /* a large main: none */
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct trace t;
+		model_trace(&t);
+		for (size_t i = 0; i < t.nobj; i++)
+			t.obj[i].feat[MF_COLD_LINES] = t.obj[i].have_feat ? 2000 : 0;
+		add_cpu_records(&t, cases[k].own_us);
+		CHECK_NEAR(model_own_work_us(&t), cases[k].own_us, 1.5);
+		double fp = model_reloc_footprint(&t), l2 = cases[k].l2_kib * 1024;
+		double want = cases[k].share >= 0
+				      ? cases[k].share
+				      : (l2 - 100 * 1024 - 460 * model_own_work_us(&t)) / fp;
+		CHECK(want >= 0 && want <= 1);
+		model_warm_lines(&t, 0, (size_t)l2);
+		CHECK_NEAR(model_warm_share(&t), want, 1e-9);
+		CHECK_NEAR(t.obj[1].feat[MF_WARM_LINES] + t.obj[1].feat[MF_COLD_LINES], 2000, 1e-9);
+		CHECK_NEAR(model_reloc_footprint(&t), fp, 1e-6);
+		if (cases[k].share < 0)
+			CHECK(want > 0.2 && want < 0.8);
+		trace_free(&t);
+	}
+}
+
+/*
  * The version check's lines and bytes are in an object's counts but cost
  * no lookup: a lazy lookup's price leaves them out, its lines priced cold
  * or warm as the object's others.
@@ -707,6 +768,7 @@ static void test_lazy_price_without_versions(void)
 int main(void)
 {
 	test_warm_lines();
+	test_warm_share_own_work();
 	test_lazy_price_without_versions();
 	test_lazy_binding();
 	test_mapped_pages();

@@ -1,0 +1,46 @@
+#!/bin/sh
+# The shim's CPU record (LDPROF_REC_CPU: getrusage when main ends) and the
+# cost model's own work (docs/model.md, "The run's own traffic"), against
+# the program's own clock: a main that burns 20 ms of CPU by
+# CLOCK_PROCESS_CPUTIME_ID has used at least that much when it returns;
+# one that sleeps 20 ms, or waits 20 ms for a child that burns it, has
+# used next to none of its own, though its main phase lasts as long.
+. "$(dirname "$0")/lib.sh"
+
+PROG=$FIXTURES/run-cpu/prog
+run() {
+	"$LDPROF" -n 7 --no-overhead --json -- "$PROG" "$@" >"$TMP/$1.json"
+}
+own() { json_eval "$TMP/$1.json" "d['reloc_model']['own_work_us']"; }
+main_us() { json_eval "$TMP/$1.json" "[p['median_us'] for p in d['phases'] if p['name'] == 'main'][0]"; }
+# The least of the runs' CPU records; "none" when a run has none.
+least_cpu() {
+	json_eval "$TMP/$1.json" "min(r['cpu_us'] if r['cpu_us'] is not None else -1 for r in d['per_run'])"
+}
+at_least() { awk -v v="$1" -v m="$2" 'BEGIN { exit !(v != "" && v != "null" && v >= m) }'; }
+below() { awk -v v="$1" -v m="$2" 'BEGIN { exit !(v != "" && v != "null" && v < m) }'; }
+
+run spin 20000
+c=$(least_cpu spin)
+check "spin: every run's CPU record holds the 20 ms its own clock counted ($c us)" at_least "$c" 20000
+o=$(own spin)
+check "spin: its own work outside its start is those 20 ms, -1 ms to +5 ms ($o us)" \
+	sh -c "awk -v v='$o' 'BEGIN { exit !(v >= 19000 && v <= 25000) }'"
+
+for mode in sleep child; do
+	run $mode 20000
+	m=$(main_us $mode)
+	o=$(own $mode)
+	check "$mode: main lasts the 20 ms ($m us)" at_least "$m" 19000
+	check "$mode: its own work is not the wait, nor its child's CPU ($o us, under 5 ms)" below "$o" 5000
+done
+
+# exit() from a library: the hooks do not see main's end, ld.so's
+# _dl_fini's LA_ACT_DELETE stands in, and the CPU record with it.
+run libexit 20000
+c=$(least_cpu libexit)
+check "exit from a library: every run has a CPU record, the 20 ms in it ($c us)" at_least "$c" 20000
+o=$(own libexit)
+check "exit from a library: its own work is those 20 ms ($o us)" at_least "$o" 19000
+
+done_testing
