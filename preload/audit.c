@@ -440,9 +440,15 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	 * Main's end unseen (a library called exit, which the hooks do not
 	 * cover): _dl_fini's LA_ACT_DELETE stands in for it, as in the
 	 * analyzer, which takes the last one (a dlclose in main has its own).
+	 * A few at most, so that a program that closes libraries in a loop
+	 * cannot fill the record buffer with them; past that the analyzer
+	 * finds none after main's end and prices the run without it.
 	 */
-	if (flag == LA_ACT_DELETE && !shim.main_done)
+	if (flag == LA_ACT_DELETE && !shim.main_done && shim.cpu_notes < SHIM_CPU_NOTES_MAX &&
+	    shim_owner()) {
+		shim.cpu_notes++;
 		shim_note_cpu();
+	}
 	if (flag != LA_ACT_CONSISTENT || (!shim.follow && !shim_owner()))
 		return;
 	if (startup) {

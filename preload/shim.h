@@ -68,6 +68,7 @@ struct shim_state {
 	int exiting;	/* an exit function was called (recursion guard) */
 	int main_done;	/* main returned or exit was called: the next CONSISTENT is the exit's */
 	int lazy_done;	/* lazy.c counted at exit */
+	int cpu_notes;	/* CPU records at LA_ACT_DELETE before main's end (SHIM_CPU_NOTES_MAX) */
 	uint32_t lazy_seen; /* objects of the startup whose unbound PLT values lazy.c noted */
 	int follow;	/* follow mode (LDPROF_OPT_FOLLOW): the fields at the end */
 	size_t *relro_size_at;	     /* hooks.c: ld.so's l_relro_size of the executable, zeroed */
@@ -142,6 +143,8 @@ SHIM_HIDDEN void shim_note_end(void);
  * One getrusage system call.
  */
 SHIM_HIDDEN void shim_note_cpu(void);
+/* CPU records at LA_ACT_DELETE before main's end, at most (audit.c). */
+#define SHIM_CPU_NOTES_MAX 8
 
 /* Copy a name into the string area; its offset, or UINT32_MAX when full. */
 SHIM_HIDDEN uint32_t shim_copy_string(const char *s);

@@ -42,16 +42,10 @@ const char *role_name(enum obj_role r)
 /* Milestones of one run, as tick counts; 0 = not seen. */
 enum { M_EXEC, M_VERSION, M_LOAD_END, M_CONSISTENT, M_PREINIT, M_MAIN_END, M_REAP, M_COUNT };
 
-/*
- * main ends at the first exit call or return from main after la_preinit.
- * When neither was seen (a library called exit(), which the GOT hooks do
- * not cover), the start of _dl_fini stands in: the last LA_ACT_DELETE of
- * the run (a dlclose during main has its own, earlier).
- */
+/* main ends where trace_run_main_end_index says (_dl_fini's LA_ACT_DELETE when unseen). */
 static size_t find_milestones(const struct trace_run *r, uint64_t m[M_COUNT])
 {
-	size_t consistent_ix = r->nev;
-	uint64_t last_delete = 0;
+	size_t consistent_ix = r->nev, main_end = trace_run_main_end_index(r);
 
 	memset(m, 0, sizeof(uint64_t) * M_COUNT);
 	m[M_EXEC] = r->exec_ts;
@@ -72,22 +66,15 @@ static size_t find_milestones(const struct trace_run *r, uint64_t m[M_COUNT])
 				consistent_ix = i;
 				m[M_CONSISTENT] = e->ts;
 			}
-			if (e->u32 == 2 /* LA_ACT_DELETE */)
-				last_delete = e->ts;
 			break;
 		case LDPROF_REC_PREINIT:
 			if (!m[M_PREINIT])
 				m[M_PREINIT] = e->ts;
 			break;
-		case LDPROF_REC_MAIN_RETURN:
-		case LDPROF_REC_EXIT_CALL:
-			if (m[M_PREINIT] && !m[M_MAIN_END])
-				m[M_MAIN_END] = e->ts;
-			break;
 		}
 	}
-	if (m[M_PREINIT] && !m[M_MAIN_END] && last_delete > m[M_PREINIT])
-		m[M_MAIN_END] = last_delete;
+	if (main_end < r->nev)
+		m[M_MAIN_END] = r->ev[main_end].ts;
 	return consistent_ix;
 }
 

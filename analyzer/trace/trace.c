@@ -109,9 +109,31 @@ size_t trace_run_consistent_index(const struct trace_run *r)
 	return r->nev;
 }
 
+size_t trace_run_main_end_index(const struct trace_run *r)
+{
+	size_t preinit = r->nev, end = r->nev, last_delete = r->nev;
+
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct trace_event *e = &r->ev[i];
+		if (e->type == LDPROF_REC_PREINIT && preinit == r->nev)
+			preinit = i;
+		else if ((e->type == LDPROF_REC_MAIN_RETURN || e->type == LDPROF_REC_EXIT_CALL) &&
+			 preinit < r->nev && end == r->nev)
+			end = i;
+		else if (e->type == LDPROF_REC_ACTIVITY && e->u32 == 2 /* LA_ACT_DELETE */)
+			last_delete = i;
+	}
+	if (end == r->nev && preinit < r->nev && last_delete < r->nev &&
+	    r->ev[last_delete].ts > r->ev[preinit].ts)
+		end = last_delete;
+	return end;
+}
+
 size_t trace_run_cpu_index(const struct trace_run *r)
 {
-	for (size_t i = r->nev; i-- > 0;)
+	size_t end = trace_run_main_end_index(r);
+
+	for (size_t i = end; i < r->nev; i++)
 		if (r->ev[i].type == LDPROF_REC_CPU)
 			return i;
 	return r->nev;

@@ -191,7 +191,18 @@ double trace_ticks_to_us(const struct trace *t, uint64_t ticks);
 
 /* The index of the run's first LA_ACT_CONSISTENT (end of startup), or r->nev. */
 size_t trace_run_consistent_index(const struct trace_run *r);
-/* The run's last LDPROF_REC_CPU record: its index, or r->nev when it has none. */
+/*
+ * The event that ends main: the first exit call or return from main after
+ * la_preinit; when neither was seen (a library called exit(), which the
+ * hooks do not cover), the last LA_ACT_DELETE after it, _dl_fini's (a
+ * dlclose during main has its own, earlier). r->nev when none.
+ */
+size_t trace_run_main_end_index(const struct trace_run *r);
+/*
+ * The run's LDPROF_REC_CPU record of main's end: the first after that
+ * event (the shim writes one at each LA_ACT_DELETE before main's end, up
+ * to a few, for the case where _dl_fini's stands in). r->nev when none.
+ */
 size_t trace_run_cpu_index(const struct trace_run *r);
 
 /*

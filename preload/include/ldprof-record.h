@@ -209,8 +209,9 @@ enum ldprof_exit_kind {
  *               JUMP_SLOT slots, b = the ticks counting them took
  *   CPU         a = user + system time of the process so far, in us
  *               (getrusage; the kernel keeps the sum exact): when main
- *               returns or exit is called, and at each LA_ACT_DELETE before
- *               that (_dl_fini's, when a library called exit); not in follow
+ *               returns or exit is called, and at each of the first 8
+ *               LA_ACT_DELETEs before that (_dl_fini's stands in for main's
+ *               end when a library called exit); not in follow
  *               mode (the chunk's utime_us and stime_us hold it there)
  *   FORKED      the first record of a forked child's chunks (follow mode):
  *               ts = the chunk's version_ts (the image it inherited),

@@ -270,29 +270,53 @@ static void test_mutations(void)
 	CHECK(accepted > 0 && accepted < 2000); /* changes in unchecked bytes pass */
 }
 
-/* CPU records at each LA_ACT_DELETE before main's end, then at it: the last one counts. */
-static void test_cpu_records(void)
+/*
+ * A run's CPU records (three starts of a run, decoded): the one that
+ * counts is the first after main's end, else none.
+ */
+static size_t cpu_record_of(const uint16_t *types, const uint32_t *u32, size_t n, uint64_t *a)
 {
 	struct ldprof_shm_header *h = started();
 	struct trace t;
 	struct trace_run r = {0};
 	struct errbuf err;
+	size_t k;
 
 	trace_init(&t, 1, (char *[]){"prog", NULL});
 	t.program = strdup("/bin/prog");
-	add(h, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 0, 130, 0);
-	add(h, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, 2, 140, 0);
-	add(h, LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, 141, 0)->a = 300;
-	add(h, LDPROF_REC_EXIT_CALL, LDPROF_NO_OBJ, LDPROF_EXIT_EXIT, 150, 0);
-	add(h, LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, 151, 0)->a = 420;
+	for (size_t i = 0; i < n; i++)
+		add(h, types[i], LDPROF_NO_OBJ, u32[i], 130 + 10 * i, 0)->a = 100 * (i + 1);
 	CHECK(shm_validate(h, SIZE, NULL, &err) == 0);
 	CHECK(shm_decode(h, SIZE, NULL, &t, &r, &err) == 0);
-	size_t k = trace_run_cpu_index(&r);
-	CHECK(k < r.nev && r.ev[k].a == 420 && r.ev[k].obj == TRACE_NO_OBJ);
 	CHECK(trace_run_events_ok(&t, &r));
+	k = trace_run_cpu_index(&r);
+	*a = k < r.nev ? r.ev[k].a : 0;
+	CHECK(k == r.nev || r.ev[k].obj == TRACE_NO_OBJ);
+	k = k < r.nev ? k : SIZE_MAX;
 	free(r.ev);
 	trace_free(&t);
 	free(h);
+	return k;
+}
+
+static void test_cpu_records(void)
+{
+	enum { ACT = LDPROF_REC_ACTIVITY, PRE = LDPROF_REC_PREINIT, CPU = LDPROF_REC_CPU };
+	uint64_t a;
+	/* A dlclose in main, its CPU record, then exit: the exit's. */
+	const uint16_t closed[] = {ACT, PRE, ACT, CPU, LDPROF_REC_EXIT_CALL, CPU};
+	const uint32_t closed_u[] = {0, 0, 2, 0, LDPROF_EXIT_EXIT, 0};
+	cpu_record_of(closed, closed_u, ARRAY_SIZE(closed), &a);
+	CHECK(a == 600);
+	/* exit from a library: _dl_fini's LA_ACT_DELETE, the last, and its record. */
+	const uint16_t lib[] = {ACT, PRE, ACT, CPU, ACT, CPU};
+	const uint32_t lib_u[] = {0, 0, 2, 0, 2, 0};
+	cpu_record_of(lib, lib_u, ARRAY_SIZE(lib), &a);
+	CHECK(a == 600);
+	/* The shim's few spent on dlcloses in main: _dl_fini's has none, nor the run. */
+	const uint16_t spent[] = {ACT, PRE, ACT, CPU, ACT};
+	const uint32_t spent_u[] = {0, 0, 2, 0, 2};
+	CHECK(cpu_record_of(spent, spent_u, ARRAY_SIZE(spent), &a) == SIZE_MAX && a == 0);
 }
 
 int main(void)
