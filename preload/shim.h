@@ -69,6 +69,7 @@ struct shim_state {
 	int main_done;	/* main returned or exit was called: the next CONSISTENT is the exit's */
 	int lazy_done;	/* lazy.c counted at exit */
 	int cpu_notes;	/* CPU records at LA_ACT_DELETE before main's end (SHIM_CPU_NOTES_MAX) */
+	int ended;	/* the end's getrusage is taken */
 	uint32_t lazy_seen; /* objects of the startup whose unbound PLT values lazy.c noted */
 	int follow;	/* follow mode (LDPROF_OPT_FOLLOW): the fields at the end */
 	size_t *relro_size_at;	     /* hooks.c: ld.so's l_relro_size of the executable, zeroed */
@@ -83,7 +84,6 @@ struct shim_state {
 	 * without -f keeps as many objects on the first .bss page as before.
 	 */
 	int ppid;
-	int ended; /* the end's getrusage is taken */
 	struct ldprof_chunk *chunk0; /* the first chunk: its counter numbers every record */
 	char *chunks;		     /* the shared chunk area */
 	uint32_t chunk_size, per_chunk;
