@@ -444,8 +444,8 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	 * cannot fill the record buffer with them; past that the analyzer
 	 * finds none after main's end and prices the run without it.
 	 */
-	if (flag == LA_ACT_DELETE && !shim.main_done && shim.cpu_notes < SHIM_CPU_NOTES_MAX &&
-	    shim_owner()) {
+	if (flag == LA_ACT_DELETE && !shim.follow && !shim.main_done &&
+	    shim.cpu_notes < SHIM_CPU_NOTES_MAX && shim_owner()) {
 		shim.cpu_notes++;
 		shim_note_cpu();
 	}

@@ -275,9 +275,8 @@ void shim_note_cpu(void)
 {
 	uint64_t utime, stime;
 
-	if (shim.follow || !shim.shm || !shim_owner() || self_cpu(&utime, &stime))
-		return;
-	shim_emit(shim_now(), LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, utime + stime, 0);
+	if (!self_cpu(&utime, &stime))
+		shim_emit(shim_now(), LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, utime + stime, 0);
 }
 
 void shim_note_end(void)

@@ -19,13 +19,14 @@ least_cpu() {
 }
 at_least() { awk -v v="$1" -v m="$2" 'BEGIN { exit !(v != "" && v != "null" && v >= m) }'; }
 below() { awk -v v="$1" -v m="$2" 'BEGIN { exit !(v != "" && v != "null" && v < m) }'; }
+between() { at_least "$1" "$2" && below "$1" "$3"; }
 
 run spin 20000
 c=$(least_cpu spin)
 check "spin: every run's CPU record holds the 20 ms its own clock counted ($c us)" at_least "$c" 20000
 o=$(own spin)
 check "spin: its own work outside its start is those 20 ms, -1 ms to +5 ms ($o us)" \
-	sh -c "awk -v v='$o' 'BEGIN { exit !(v >= 19000 && v <= 25000) }'"
+	between "$o" 19000 25000
 
 for mode in sleep child; do
 	run $mode 20000

@@ -35,6 +35,10 @@ check "it names libsym.so, librel.so, libcxx.so and libstdc++ ($(row with-sym li
 	       test -n '$(row with-cxx libcxx.so)' && test -n '$(row with-cxx libstdc++.so.6.0.30)'"
 check "and the sample shell's libedit ($(row sh.dynamic libedit.so.2.0.70))" \
 	test -n "$(row sh.dynamic libedit.so.2.0.70)"
-check "every object's instructions predicted within 15% ($(tail -1 "$TMP/out"))" test "$st" -eq 0
+# The table itself, not only the status: every object row's error within 15%.
+worst=$(awk '$5 ~ /^[-+][0-9.]+%$/ { e = $5; sub(/%/, "", e); e += 0; if (e < 0) e = -e
+	n++; if (e > w + 0) w = e } END { if (n) print w }' "$TMP/out")
+check "every object's instructions predicted within 15% (worst $worst%; $(tail -1 "$TMP/out"))" \
+	sh -c "test '$st' -eq 0 && awk -v w='$worst' 'BEGIN { exit !(w != \"\" && w <= 15) }'"
 check "nothing on stderr" test ! -s "$TMP/err"
 done_testing

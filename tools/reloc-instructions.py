@@ -199,11 +199,12 @@ def main():
             for path, counts, ir in objs:
                 if ir < a.min_instructions:
                     continue
-                err = 100.0 * (ir - predict(coef, counts)) / ir
+                guess = predict(coef, counts)
+                err = 100.0 * (ir - guess) / ir
                 errors.append(err)
                 misses += abs(err) > a.tolerance
                 print("%-22s %-26s %11d %11.0f %+7.1f%%" %
-                      (name, os.path.basename(path)[:26], ir, predict(coef, counts), err))
+                      (name, os.path.basename(path)[:26], ir, guess, err))
     if errors:
         rms = (sum(e * e for e in errors) / len(errors)) ** 0.5
         print("%d objects of at least %d instructions: %d within +-%g%%, RMS %.1f%%, "

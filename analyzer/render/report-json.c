@@ -337,15 +337,6 @@ static void overhead(struct json *j, const struct report *rep)
 	json_num(j, "overhead_minflt", rep->have_overhead ? rep->overhead_minflt : NAN);
 }
 
-/* Whether the runs' cold lines were priced warm (model_warm_lines). */
-static bool warm_lines(const struct trace *t)
-{
-	for (size_t i = 0; i < t->nobj; i++)
-		if (t->obj[i].have_feat && t->obj[i].feat[MF_WARM_LINES] > 0)
-			return true;
-	return false;
-}
-
 /* The relocation cost model next to the measured relocate phase. */
 static void reloc_model(struct json *j, const struct report *rep)
 {
@@ -370,7 +361,7 @@ static void reloc_model(struct json *j, const struct report *rep)
 								    : "all");
 	json_num(j, "residual_us", rep->reloc_residual_us);
 	json_num(j, "footprint_kib", model_reloc_footprint(rep->t) / 1024);
-	json_bool(j, "warm_lines", warm_lines(rep->t));
+	json_bool(j, "warm_lines", model_warm_share(rep->t) > 0);
 	json_num(j, "warm_share", model_warm_share(rep->t));
 	json_num(j, "own_work_us", model_own_work_us(rep->t));
 	json_num(j, "intercept_us", m->intercept_us);

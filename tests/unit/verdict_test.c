@@ -686,6 +686,9 @@ static void add_cpu_records(struct trace *t, double own_us)
 			continue;
 		while (e < r->nev && r->ev[e].type != LDPROF_REC_EXIT_CALL)
 			e++;
+		CHECK(e < r->nev);
+		if (e == r->nev)
+			continue;
 		struct trace_event cpu = {
 			.ts = r->ev[e].ts, .type = LDPROF_REC_CPU, .obj = TRACE_NO_OBJ};
 		double start = trace_ticks_to_us(t, r->ev[c].ts - r->exec_ts);
