@@ -23,6 +23,24 @@ expect_eq "a note gives the measured figure ($fixed us)" true \
 	"$(json_eval "$TMP/j" "any('was measured after the runs' in n and '(200 runs of each): %.1f us' % $fixed in n for n in d['notes'])")"
 check "the temporary build is gone" sh -c "! ls -A '$TMP/tmp' | grep -q ."
 
+# A program that forks, and one that looks itself up through NSS: the fork
+# and NSS programs priced now are built beside the pair, and go with it
+# (the pair's files alone went, and each such run left 2 MB in $TMPDIR).
+for prog in run-fork run-nss; do
+	mkdir -p "$TMP/tmp-$prog"
+	arg=
+	[ "$prog" = run-fork ] && arg=$FIXTURES/run-ctor-dtor/prog
+	TMPDIR=$TMP/tmp-$prog "$LDPROF" -n 3 --fixed-runs 20 --json "$FIXTURES/$prog/prog" \
+		$arg >"$TMP/j-$prog" 2>"$TMP/e"
+	expect_eq "$prog: run exits 0" 0 $?
+	check "$prog: nothing left in \$TMPDIR ($(ls -A "$TMP/tmp-$prog" | head -3))" \
+		sh -c "! ls -A '$TMP/tmp-$prog' | grep -q ."
+done
+expect_eq "run-fork: its fork was priced now (so built there)" true \
+	"$(json_eval "$TMP/j-run-fork" "d['verdict']['fork_price_now']")"
+expect_eq "run-nss: its NSS lookup was priced now (so built there)" true \
+	"$(json_eval "$TMP/j-run-nss" "d['verdict']['nss_price_now']")"
+
 # The same difference that compare measures on such a pair, built here:
 # within 40% of each other, or their CIs overlap. Measured a few seconds
 # apart, the two moved: 868 against 1017 us here, 571 against 768 in a

@@ -34,20 +34,25 @@ static void unlink_entries(int fd)
  * file while the entries go: a few passes, each ending in the rmdir; once
  * the directory is gone, the build's next file fails to be made.
  */
-static void remove_doomed(void)
+static void remove_dir(const char *dir)
 {
 	int saved = errno;
 
-	for (int pass = 0; pass < 4 && doomed[0]; pass++) {
-		int fd = open(doomed, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int pass = 0; pass < 4 && dir[0]; pass++) {
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			break;
 		unlink_entries(fd);
 		close(fd);
-		if (!rmdir(doomed) || errno != ENOTEMPTY)
+		if (!rmdir(dir) || errno != ENOTEMPTY)
 			break;
 	}
 	errno = saved;
+}
+
+static void remove_doomed(void)
+{
+	remove_dir(doomed);
 }
 
 void doomed_dir_set(const char *dir)
@@ -58,4 +63,10 @@ void doomed_dir_set(const char *dir)
 		return;
 	strcpy(doomed, dir);
 	interrupt_on_death(remove_doomed);
+}
+
+void doomed_dir_remove(const char *dir)
+{
+	doomed_dir_set(NULL);
+	remove_dir(dir);
 }

@@ -13,4 +13,11 @@
  */
 void doomed_dir_set(const char *dir);
 
+/*
+ * Undoom dir and remove it with the files directly in it (subdirectories
+ * stay, and so does dir then). For a directory ldprof made and filled
+ * itself: whatever its builds wrote there goes.
+ */
+void doomed_dir_remove(const char *dir);
+
 #endif

@@ -196,10 +196,6 @@ int minimal_pairs_measure(const struct profile_opts *o, const char *dir, unsigne
 	return r;
 }
 
-/* What minimal_pair_build writes in its directory. */
-static const char *const pair_files[] = {"min.c", "min-dynamic", "min-static"};
-#define NPAIR_FILES ARRAY_SIZE(pair_files)
-
 int minimal_pair_make(char **dir, struct errbuf *err)
 {
 	const char *tmpdir = getenv("TMPDIR");
@@ -221,17 +217,14 @@ int minimal_pair_make(char **dir, struct errbuf *err)
 	return 0;
 }
 
-/* No shell: only the files the build writes, so nothing else can go with them. */
+/*
+ * Every file in it: the fork, NSS and unwind programs are built beside
+ * the pair (model/model-run.c), and a removal of the pair's files alone
+ * left their directory behind on every run that priced one of them.
+ */
 void minimal_pair_remove(char *dir)
 {
-	doomed_dir_set(NULL);
-	for (size_t i = 0; i < NPAIR_FILES; i++) {
-		char *f = xasprintf("%s/%s", dir, pair_files[i]);
-		unlink(f);
-		free(f);
-	}
-	/* A leftover temporary directory is not worth failing for. */
-	rmdir(dir);
+	doomed_dir_remove(dir);
 	free(dir);
 }
 
