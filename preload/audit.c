@@ -437,6 +437,13 @@ SHIM_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 		ts += shim.preload ? shim_protect_relro() : shim_install_hooks();
 	shim_emit(ts, LDPROF_REC_ACTIVITY, LDPROF_NO_OBJ, flag, 0, 0);
 	/*
+	 * Where the start ends, the page faults so far: those of main and the
+	 * constructors are the memory the run moves after it (docs/model.md,
+	 * "Faults, not CPU time"). In the init phase, as the end's is in exit.
+	 */
+	if (startup && !shim.follow)
+		shim_note_cpu();
+	/*
 	 * Main's end unseen (a library called exit, which the hooks do not
 	 * cover): _dl_fini's LA_ACT_DELETE stands in for it, as in the
 	 * analyzer, which takes the last one (a dlclose in main has its own).

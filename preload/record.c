@@ -259,24 +259,31 @@ void shim_note_argv(int argc, char **argv)
 	__atomic_fetch_or(&shim.chunk0->flags, flags, __ATOMIC_RELAXED);
 }
 
-/* The process's user and system time so far, in us: 0, or -1 when the kernel refuses. */
-static int self_cpu(uint64_t *utime, uint64_t *stime)
+/*
+ * The process's user and system time so far, in us, and its minor page
+ * faults (minflt may be NULL): 0, or -1 when the kernel refuses.
+ */
+static int self_cpu(uint64_t *utime, uint64_t *stime, uint64_t *minflt)
 {
-	long ru[18]; /* struct rusage: ru_utime and ru_stime, each {sec, usec}, first */
+	/* struct rusage: ru_utime and ru_stime, each {sec, usec}, then 14 longs, ru_minflt
+	   the fifth of them */
+	long ru[18];
 
 	if (shim_syscall3(SHIM_SYS_getrusage, 0 /* RUSAGE_SELF */, (long)ru, 0) < 0)
 		return -1;
 	*utime = (uint64_t)ru[0] * 1000000u + (uint64_t)ru[1];
 	*stime = (uint64_t)ru[2] * 1000000u + (uint64_t)ru[3];
+	if (minflt)
+		*minflt = (uint64_t)ru[8];
 	return 0;
 }
 
 void shim_note_cpu(void)
 {
-	uint64_t utime, stime;
+	uint64_t utime, stime, minflt;
 
-	if (!self_cpu(&utime, &stime))
-		shim_emit(shim_now(), LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, utime + stime, 0);
+	if (!self_cpu(&utime, &stime, &minflt))
+		shim_emit(shim_now(), LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, utime + stime, minflt);
 }
 
 void shim_note_end(void)
@@ -289,7 +296,7 @@ void shim_note_end(void)
 		shim_note_cpu();
 		return;
 	}
-	if (self_cpu(&utime, &stime))
+	if (self_cpu(&utime, &stime, NULL))
 		return;
 	shim.chunk0->utime_us = utime;
 	shim.chunk0->stime_us = stime;

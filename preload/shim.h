@@ -138,9 +138,10 @@ SHIM_HIDDEN void shim_note_argv(int argc, char **argv);
    mode, else a LDPROF_REC_CPU record. */
 SHIM_HIDDEN void shim_note_end(void);
 /*
- * A LDPROF_REC_CPU record now: the process's CPU time so far, for the cost
- * model (docs/model.md, "The run's own traffic"). One getrusage system
- * call; the caller has checked that it is the owner, not in follow mode.
+ * A LDPROF_REC_CPU record now: the process's CPU time and minor page faults
+ * so far, for the cost model (docs/model.md, "The run's own traffic"). One
+ * getrusage system call; the caller has checked that it is the owner, not
+ * in follow mode.
  */
 SHIM_HIDDEN void shim_note_cpu(void);
 /* CPU records at LA_ACT_DELETE before main's end, at most (audit.c). */

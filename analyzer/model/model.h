@@ -25,7 +25,7 @@ double model_reloc_footprint(const struct trace *t);
  * When t's runs were back to back (not --cold-cache), the share of its
  * relocation's footprint that the L2 (l2 bytes) has room for after the
  * between bytes the rounds' other programs move, and what the rest of its
- * own run moves (model_own_work_us), is priced as the run before left it
+ * own run moves (model_own_faults, else model_own_work_us), is priced as the run before left it
  * cached: that share of its cold lines become warm ones (MF_WARM_LINES).
  * Only with a calibration that priced warm lines.
  */
@@ -37,6 +37,13 @@ void model_warm_lines(struct trace *t, double between, size_t l2);
  * not in it (getrusage of the process itself). NAN without CPU records.
  */
 double model_own_work_us(const struct trace *t);
+/*
+ * The process's minor page faults between the start's end and main's, the
+ * median of its counted profiled runs: the memory its constructors and main
+ * touch first, what the model counts as the traffic of its run (the two
+ * LDPROF_REC_CPU records' b). NAN without both records.
+ */
+double model_own_faults(const struct trace *t);
 /* The share of t's lookups' lines priced warm (0 to 1). */
 double model_warm_share(const struct trace *t);
 

@@ -364,6 +364,7 @@ static void reloc_model(struct json *j, const struct report *rep)
 	json_bool(j, "warm_lines", model_warm_share(rep->t) > 0);
 	json_num(j, "warm_share", model_warm_share(rep->t));
 	json_num(j, "own_work_us", model_own_work_us(rep->t));
+	json_num(j, "own_faults", model_own_faults(rep->t));
 	json_num(j, "intercept_us", m->intercept_us);
 	json_obj_open(j, "coef_us");
 	for (int k = 0; k < MODEL_NFEAT; k++)

@@ -103,8 +103,8 @@ static const char *fields_bad(const struct ldprof_shm_header *h, struct walk *w,
 	case LDPROF_REC_MAIN_ENTER:
 	case LDPROF_REC_MAIN_RETURN:
 		return once(w, r->type) ? NULL : "repeated milestone";
-	case LDPROF_REC_CPU: /* at main's end, or at each LA_ACT_DELETE before it */
-		return r->obj != LDPROF_NO_OBJ || r->u32 || r->b ? "impossible CPU time" : NULL;
+	case LDPROF_REC_CPU: /* at the start's end, main's, or each LA_ACT_DELETE before it */
+		return r->obj != LDPROF_NO_OBJ || r->u32 ? "impossible CPU time" : NULL;
 	case LDPROF_REC_EXIT_CALL:
 		return r->u32 < LDPROF_EXIT_EXIT || r->u32 > LDPROF_EXIT__EXIT_C99 ||
 				       !once(w, r->type)

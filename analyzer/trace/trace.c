@@ -139,6 +139,13 @@ size_t trace_run_cpu_index(const struct trace_run *r)
 	return r->nev;
 }
 
+size_t trace_run_start_cpu_index(const struct trace_run *r)
+{
+	size_t c = trace_run_consistent_index(r);
+
+	return c + 1 < r->nev && r->ev[c + 1].type == LDPROF_REC_CPU ? c + 1 : r->nev;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

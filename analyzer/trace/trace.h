@@ -204,6 +204,11 @@ size_t trace_run_main_end_index(const struct trace_run *r);
  * to a few, for the case where _dl_fini's stands in). r->nev when none.
  */
 size_t trace_run_cpu_index(const struct trace_run *r);
+/*
+ * The run's LDPROF_REC_CPU record of the start's end: right after the
+ * startup's LA_ACT_CONSISTENT record (record format 5). r->nev when none.
+ */
+size_t trace_run_start_cpu_index(const struct trace_run *r);
 
 /*
  * Whether a profiled run's events can be believed, whatever they came from

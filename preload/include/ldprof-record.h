@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #define LDPROF_SHM_MAGIC   "LDPRFSHM" /* 8 bytes, no terminator stored */
-#define LDPROF_SHM_VERSION 4u
+#define LDPROF_SHM_VERSION 5u
 
 /*
  * The environment variable that carries "FD,BYTES" to the shim; in follow
@@ -165,7 +165,7 @@ enum ldprof_rec_type {
 	LDPROF_REC_SYMBIND = 13,    /* la_symbind64 during an object's relocation */
 	LDPROF_REC_FORKED = 14,	    /* follow mode: the first record of a forked child */
 	LDPROF_REC_LAZY = 15,	    /* at exit: an object's lazy PLT slots bound since startup */
-	LDPROF_REC_CPU = 16,	    /* at main's end: the process's CPU time so far (version 4) */
+	LDPROF_REC_CPU = 16, /* the process's CPU time and page faults so far (version 4; 5: b) */
 };
 
 /* LDPROF_REC_OBJOPEN flags, in the low bits of b. */
@@ -208,11 +208,13 @@ enum ldprof_exit_kind {
  *   LAZY        obj, u32 = its lazy PLT slots bound since startup, a = its
  *               JUMP_SLOT slots, b = the ticks counting them took
  *   CPU         a = user + system time of the process so far, in us
- *               (getrusage; the kernel keeps the sum exact): when main
- *               returns or exit is called, and at each of the first 8
- *               LA_ACT_DELETEs before that (_dl_fini's stands in for main's
- *               end when a library called exit); not in follow
- *               mode (the chunk's utime_us and stime_us hold it there)
+ *               (getrusage; the kernel keeps the sum exact), b = its minor
+ *               page faults so far (ru_minflt): right after the startup's
+ *               LA_ACT_CONSISTENT record, when main returns or exit is
+ *               called, and at each of the first 8 LA_ACT_DELETEs before
+ *               that (_dl_fini's stands in for main's end when a library
+ *               called exit); not in follow mode (the chunk's utime_us and
+ *               stime_us hold it there)
  *   FORKED      the first record of a forked child's chunks (follow mode):
  *               ts = the chunk's version_ts (the image it inherited),
  *               u32 = objects opened before the fork (their indices stay

@@ -136,7 +136,7 @@ static void test_corrupt_records(void)
 	expect_corrupt(h, NULL, "exit call");
 	add(h = started(), LDPROF_REC_CPU, 1, 0, 130, 0);
 	expect_corrupt(h, NULL, "impossible CPU time");
-	add(h = started(), LDPROF_REC_CPU, LDPROF_NO_OBJ, 0, 130, 7);
+	add(h = started(), LDPROF_REC_CPU, LDPROF_NO_OBJ, 7, 130, 0);
 	expect_corrupt(h, NULL, "impossible CPU time");
 	h = fresh();
 	add(h, LDPROF_REC_PREINIT, LDPROF_NO_OBJ, 0, 130, 0);
@@ -272,9 +272,11 @@ static void test_mutations(void)
 
 /*
  * A run's CPU records (three starts of a run, decoded): the one that
- * counts is the first after main's end, else none.
+ * counts is the first after main's end, else none; the start's (its a in
+ * *start, else 0) the one right after the first LA_ACT_CONSISTENT.
  */
-static size_t cpu_record_of(const uint16_t *types, const uint32_t *u32, size_t n, uint64_t *a)
+static size_t cpu_records_of(const uint16_t *types, const uint32_t *u32, size_t n, uint64_t *a,
+			     uint64_t *start)
 {
 	struct ldprof_shm_header *h = started();
 	struct trace t;
@@ -289,6 +291,8 @@ static size_t cpu_record_of(const uint16_t *types, const uint32_t *u32, size_t n
 	CHECK(shm_validate(h, SIZE, NULL, &err) == 0);
 	CHECK(shm_decode(h, SIZE, NULL, &t, &r, &err) == 0);
 	CHECK(trace_run_events_ok(&t, &r));
+	k = trace_run_start_cpu_index(&r);
+	*start = k < r.nev ? r.ev[k].a : 0;
 	k = trace_run_cpu_index(&r);
 	*a = k < r.nev ? r.ev[k].a : 0;
 	CHECK(k == r.nev || r.ev[k].obj == TRACE_NO_OBJ);
@@ -299,10 +303,29 @@ static size_t cpu_record_of(const uint16_t *types, const uint32_t *u32, size_t n
 	return k;
 }
 
+static size_t cpu_record_of(const uint16_t *types, const uint32_t *u32, size_t n, uint64_t *a)
+{
+	uint64_t start;
+	size_t k = cpu_records_of(types, u32, n, a, &start);
+
+	CHECK(start == 0);
+	return k;
+}
+
 static void test_cpu_records(void)
 {
 	enum { ACT = LDPROF_REC_ACTIVITY, PRE = LDPROF_REC_PREINIT, CPU = LDPROF_REC_CPU };
-	uint64_t a;
+	uint64_t a, start;
+	/* The start's record right after its LA_ACT_CONSISTENT, the end's after exit. */
+	const uint16_t both[] = {ACT, CPU, PRE, LDPROF_REC_EXIT_CALL, CPU};
+	const uint32_t both_u[] = {0, 0, 0, LDPROF_EXIT_EXIT, 0};
+	cpu_records_of(both, both_u, ARRAY_SIZE(both), &a, &start);
+	CHECK(a == 500 && start == 200);
+	/* Only the end's: no start (a trace of record format 4). */
+	const uint16_t end[] = {ACT, PRE, LDPROF_REC_EXIT_CALL, CPU};
+	const uint32_t end_u[] = {0, 0, LDPROF_EXIT_EXIT, 0};
+	cpu_records_of(end, end_u, ARRAY_SIZE(end), &a, &start);
+	CHECK(a == 400 && start == 0);
 	/* A dlclose in main, its CPU record, then exit: the exit's. */
 	const uint16_t closed[] = {ACT, PRE, ACT, CPU, LDPROF_REC_EXIT_CALL, CPU};
 	const uint32_t closed_u[] = {0, 0, 2, 0, LDPROF_EXIT_EXIT, 0};

@@ -673,11 +673,21 @@ static void test_warm_lines(void)
 	trace_free(&t);
 }
 
+/* Insert e into r's events at index at (the later ones move up). */
+static void insert_event(struct trace_run *r, size_t at, const struct trace_event *e)
+{
+	trace_add_event(r, e);
+	memmove(&r->ev[at + 1], &r->ev[at], (r->nev - at - 1) * sizeof *r->ev);
+	r->ev[at] = *e;
+}
+
 /*
  * Give each profiled run a CPU record at its exit call whose own work
- * (CPU time less exec, load and relocate, plus the exit phase) is own_us.
+ * (CPU time less exec, load and relocate, plus the exit phase) is own_us;
+ * with faults >= 0, also the start's, right after its LA_ACT_CONSISTENT,
+ * with that many page faults between the two.
  */
-static void add_cpu_records(struct trace *t, double own_us)
+static void add_cpu_faults(struct trace *t, double own_us, long faults)
 {
 	for (size_t i = 0; i < t->nrun; i++) {
 		struct trace_run *r = &t->run[i];
@@ -686,7 +696,7 @@ static void add_cpu_records(struct trace *t, double own_us)
 			continue;
 		while (e < r->nev && r->ev[e].type != LDPROF_REC_EXIT_CALL)
 			e++;
-		CHECK(e < r->nev);
+		CHECK(e < r->nev && c < e);
 		if (e == r->nev)
 			continue;
 		struct trace_event cpu = {
@@ -694,11 +704,64 @@ static void add_cpu_records(struct trace *t, double own_us)
 		double start = trace_ticks_to_us(t, r->ev[c].ts - r->exec_ts);
 		double exit = trace_ticks_to_us(t, r->reap_ts - cpu.ts);
 		cpu.a = (uint64_t)llround(start + own_us - exit);
-		trace_add_event(r, &cpu);
-		/* In time order: right after the exit call. */
-		memmove(&r->ev[e + 2], &r->ev[e + 1], (r->nev - e - 2) * sizeof *r->ev);
-		r->ev[e + 1] = cpu;
+		cpu.b = 300 + (uint64_t)(faults > 0 ? faults : 0);
+		insert_event(r, e + 1, &cpu); /* in time order: right after the exit call */
+		if (faults < 0)
+			continue;
+		struct trace_event first = {.ts = r->ev[c].ts,
+					    .type = LDPROF_REC_CPU,
+					    .obj = TRACE_NO_OBJ,
+					    .a = (uint64_t)llround(start),
+					    .b = 300};
+		insert_event(r, c + 1, &first);
 	}
+}
+
+static void add_cpu_records(struct trace *t, double own_us)
+{
+	add_cpu_faults(t, own_us, -1);
+}
+
+/*
+ * The faults between the start's end and main's are what the run moves, a
+ * page each: a main that computes for 5 ms without touching memory leaves
+ * every line, one that faults 200 pages in 100 us evicts its share.
+ */
+static void test_warm_share_own_faults(void)
+{
+	static const struct {
+		double own_us;
+		long faults;
+		double share;
+	} cases[] = {
+		{5000, 3, 1},	/* CPU alone: the lines stay */
+		{100, 200, -1}, /* 800 KiB moved: part of them (computed below) */
+		{100, 4000, 0}, /* 16 MiB: none */
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct trace t;
+		model_trace(&t);
+		for (size_t i = 0; i < t.nobj; i++)
+			t.obj[i].feat[MF_COLD_LINES] = t.obj[i].have_feat ? 200 : 0;
+		add_cpu_faults(&t, cases[k].own_us, cases[k].faults);
+		CHECK_NEAR(model_own_faults(&t), (double)cases[k].faults, 1e-9);
+		double fp = model_reloc_footprint(&t), l2 = 1 << 20;
+		double want = cases[k].share >= 0
+				      ? cases[k].share
+				      : (l2 - 100 * 1024 - 4096.0 * (double)cases[k].faults) / fp;
+		CHECK(want >= 0 && want <= 1);
+		if (cases[k].share < 0)
+			CHECK(want > 0.05 && want < 0.95);
+		model_warm_lines(&t, 0, (size_t)l2);
+		CHECK_NEAR(model_warm_share(&t), want, 1e-9);
+		trace_free(&t);
+	}
+	/* Without the start's record: no faults, and the CPU time prices it. */
+	struct trace t;
+	model_trace(&t);
+	add_cpu_records(&t, 100);
+	CHECK(isnan(model_own_faults(&t)));
+	trace_free(&t);
 }
 
 /*
@@ -772,6 +835,7 @@ int main(void)
 {
 	test_warm_lines();
 	test_warm_share_own_work();
+	test_warm_share_own_faults();
 	test_lazy_price_without_versions();
 	test_lazy_binding();
 	test_mapped_pages();
