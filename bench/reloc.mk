@@ -18,6 +18,27 @@ bench-reloc: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
 
 BENCHES += bench-reloc
 
+# Programs that compute without moving memory: a main that spins on the
+# clock for 0 to 6 ms, linked against the libraries of ssh, uconv and
+# apt-cache and against a synthetic pair (tools/bench-own-work.py). The
+# model prices their lines by the pages their run faults in, not by its CPU
+# time (docs/model.md, "Faults, not CPU time"). A calibration made first
+# (BENCH_CALIBRATION=FILE uses that one); fails when one misses 15%.
+BENCH_OWN_WORK_CALIBRATION = $(or $(BENCH_CALIBRATION),$(CURDIR)/$(B)/bench/calibration-own-work)
+
+.PHONY: bench-own-work
+bench-own-work: $(LDPROF) $(SHIM_LIBS) tools/gen-reloc-lib
+	@echo "== the relocation model on programs whose main spins without moving memory"
+	@mkdir -p $(B)/bench
+	@[ -n "$(BENCH_CALIBRATION)" ] || ./$(LDPROF) calibrate -o $(BENCH_OWN_WORK_CALIBRATION) \
+		> $(B)/bench/calibration-own-work.log 2>&1 || \
+		{ cat $(B)/bench/calibration-own-work.log; exit 1; }
+	@LDPROF_CALIBRATION=$(BENCH_OWN_WORK_CALIBRATION) tools/bench-own-work.py \
+		--ldprof ./$(LDPROF) || $(call bench_goal,bench-own-work)
+	@echo
+
+BENCHES += bench-own-work
+
 # One calibration, then each program in 3 blocks against it, and a second
 # calibration after the runs that shows how far the machine moved the model
 # meanwhile (the "after" column): the form of bench-reloc before the sessions.
