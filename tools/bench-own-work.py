@@ -139,9 +139,9 @@ def main():
                     except RuntimeError as e:
                         print("bench-own-work: %s %d: %s" % (name, spin, e), file=sys.stderr)
                         return 2
-        print("%-10s %8s %11s %11s %9s %7s %7s %10s %s" % ("libraries", "spin us", "measured",
-                                                        "predicted", "residual", "faults", "warm",
-                                                        "contended", "passes"))
+        print("%-10s %8s %11s %11s %9s %7s %7s %7s %10s %s" % ("libraries", "spin us", "measured",
+                                                            "predicted", "residual", "faults",
+                                                            "warm", "kept", "contended", "passes"))
         missed = 0
         for name, _ in progs:
             for spin in spins:
@@ -151,10 +151,12 @@ def main():
                 miss = abs(r) > a.goal
                 missed += miss
                 f = ms[-1].get("own_faults")
-                print("%-10s %8d %8.1f us %8.1f us %+8.1f%% %7s %7.2f %10s [%s]%s" % (
+                surv = ms[-1].get("lines_surviving")
+                print("%-10s %8d %8.1f us %8.1f us %+8.1f%% %7s %7.2f %7s %10s [%s]%s" % (
                     name, spin, statistics.median(m["measured_us"] for m in ms),
                     statistics.median(m["predicted_us"] for m in ms), r,
                     "-" if f is None else "%d" % f, ms[-1].get("warm_share") or 0,
+                    "-" if surv is None else "%.2f" % surv,
                     "%d/%d" % (sum(m["contended"] for m in ms), sum(m["probed"] for m in ms)),
                     ", ".join("%+.0f" % x for x in resid), "  MISS" if miss else ""))
         n = len(progs) * len(spins)

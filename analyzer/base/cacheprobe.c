@@ -15,6 +15,8 @@
 
 enum { LINE = 64 };
 
+const int cache_decay_ms[CACHE_DECAY_POINTS] = {2, 4, 8};
+
 /* xorshift64: a fixed shuffle, the same in every run, needs no libc state. */
 static uint64_t next_random(uint64_t *s)
 {
@@ -73,7 +75,19 @@ double cache_probe_read(struct cache_probe *p)
 	return (double)(t1 - t0) / (double)p->nlines;
 }
 
-struct cache_reading cache_probe_state(struct cache_probe *p)
+/* The median of v[0..n-1], n <= 8 (sorts v). */
+static double small_median(double *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			double t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct cache_reading cache_probe_state(struct cache_probe *p, int decay_reps)
 {
 	struct timespec idle = {0, CACHE_PROBE_IDLE_MS * 1000000L};
 	struct cache_reading r;
@@ -85,10 +99,23 @@ struct cache_reading cache_probe_state(struct cache_probe *p)
 		r.hot_ns = again;
 	nanosleep(&idle, NULL); /* a signal cuts it short: the reading is then just lower */
 	r.idle_ns = cache_probe_read(p);
+	memset(r.decay_ns, 0, sizeof r.decay_ns);
+	if (decay_reps > 8)
+		decay_reps = 8;
+	for (int i = 0; i < CACHE_DECAY_POINTS && decay_reps > 0; i++) {
+		struct timespec t = {0, cache_decay_ms[i] * 1000000L};
+		double v[8];
+		for (int k = 0; k < decay_reps; k++) {
+			(void)cache_probe_read(p); /* in again, hot */
+			nanosleep(&t, NULL);
+			v[k] = cache_probe_read(p);
+		}
+		r.decay_ns[i] = small_median(v, decay_reps);
+	}
 	return r;
 }
 
-int cache_probe_isolated(size_t bytes, struct cache_reading *r, struct errbuf *err)
+int cache_probe_isolated(size_t bytes, int decay_reps, struct cache_reading *r, struct errbuf *err)
 {
 	int fd[2], status, ret = 0;
 	pid_t pid;
@@ -103,9 +130,9 @@ int cache_probe_isolated(size_t bytes, struct cache_reading *r, struct errbuf *e
 	if (pid == 0) { /* the child: measure, write the reading, leave without atexit */
 		struct cache_probe p;
 		struct errbuf e;
-		struct cache_reading c = {0, 0};
+		struct cache_reading c = {0};
 		if (!cache_probe_init(&p, bytes, &e))
-			c = cache_probe_state(&p);
+			c = cache_probe_state(&p, decay_reps);
 		_exit(write(fd[1], &c, sizeof c) == (ssize_t)sizeof c ? 0 : 1);
 	}
 	close(fd[1]);

@@ -41,10 +41,25 @@ double cache_probe_read(struct cache_probe *p);
  * tenants do shows in what survives an idle spell (in one minute here: 1 ms
  * 11 ns, 3 ms 12 to 20, 15 ms 23 to 100).
  */
+/*
+ * The lines that survive shorter idle spells, read after the state's: while
+ * a tenant streams, a sixth of the buffer went in 3 to 4 ms here and seven
+ * tenths in 8, in bursts; in a calm minute none (docs/model.md, "With a
+ * tenant streaming"). What a run's own lines live through between two of
+ * its relocations is priced from them (model/model.h, model_warm_lines).
+ */
+#define CACHE_DECAY_POINTS 3
+extern const int cache_decay_ms[CACHE_DECAY_POINTS];
+
 struct cache_reading {
 	double idle_ns, hot_ns;
+	double decay_ns[CACHE_DECAY_POINTS]; /* after cache_decay_ms[i] idle; 0: not read */
 };
-struct cache_reading cache_probe_state(struct cache_probe *p);
+/*
+ * decay_reps > 0: also each short spell that many times, the median (the
+ * tenant's bursts move one reading from 14 to 70 ns); 14 ms of idling each.
+ */
+struct cache_reading cache_probe_state(struct cache_probe *p, int decay_reps);
 #define CACHE_PROBE_IDLE_MS 15
 
 /*
@@ -52,7 +67,7 @@ struct cache_reading cache_probe_state(struct cache_probe *p);
  * launcher's memory, whose peak the kernel counts in each program's max RSS
  * (run/spawn.h), stays as it was. 0, or -errno with err set.
  */
-int cache_probe_isolated(size_t bytes, struct cache_reading *r, struct errbuf *err);
+int cache_probe_isolated(size_t bytes, int decay_reps, struct cache_reading *r, struct errbuf *err);
 
 /*
  * An idle reading this many times the fastest hot one of the session:

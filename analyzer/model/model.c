@@ -9,6 +9,7 @@
 
 #include "base/stats.h"
 #include "model/deps-report.h"
+#include "model/line-decay.h"
 #include "model/static-side.h"
 #include "ldso/resolve.h"
 #include "ldso/symbind.h"
@@ -358,6 +359,10 @@ void model_warm_lines(struct trace *t, double between, size_t l2)
 	else if (footprint > room)
 		return; /* a trace without CPU records: all or nothing, as before */
 	share = fmin(1, fmax(0, room / footprint));
+	/* What a tenant left of them in the time between two execs (model/line-decay.h). */
+	double surviving = line_decay_surviving(t, line_decay_interval_us(t));
+	if (!isnan(surviving))
+		share = fmin(share, surviving);
 	for (size_t i = 0; i < t->nobj; i++) {
 		double *f = t->obj[i].feat;
 		f[MF_WARM_LINES] += share * f[MF_COLD_LINES];

@@ -26,7 +26,9 @@ double model_reloc_footprint(const struct trace *t);
  * relocation's footprint that the L2 (l2 bytes) has room for after the
  * between bytes the rounds' other programs move, and what the rest of its
  * own run moves (model_own_faults, else model_own_work_us), is priced as the run before left it
- * cached: that share of its cold lines become warm ones (MF_WARM_LINES).
+ * cached, and no more than another tenant leaves of them in the time
+ * between two of its execs (model/line-decay.h): that share of its cold
+ * lines become warm ones (MF_WARM_LINES).
  * Only with a calibration that priced warm lines.
  */
 void model_warm_lines(struct trace *t, double between, size_t l2);

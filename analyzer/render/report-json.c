@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include "base/out/json.h"
+#include "model/line-decay.h"
 #include "model/model.h"
 #include "render/render.h"
 #include "model/samples.h"
@@ -365,6 +366,9 @@ static void reloc_model(struct json *j, const struct report *rep)
 	json_num(j, "warm_share", model_warm_share(rep->t));
 	json_num(j, "own_work_us", model_own_work_us(rep->t));
 	json_num(j, "own_faults", model_own_faults(rep->t));
+	double interval = line_decay_interval_us(rep->t);
+	json_num(j, "interval_us", interval);
+	json_num(j, "lines_surviving", line_decay_surviving(rep->t, interval));
 	json_num(j, "intercept_us", m->intercept_us);
 	json_obj_open(j, "coef_us");
 	for (int k = 0; k < MODEL_NFEAT; k++)

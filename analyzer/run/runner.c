@@ -281,6 +281,7 @@ static void explain_profiled_failure(const struct runner_side *sd)
  * contended reading may have been contended.
  */
 #define CACHE_PROBE_EVERY_NS 400000000ull /* 17 to 30 ms a reading: 4 to 7% of the time */
+#define CACHE_DECAY_REPS     5		  /* 70 ms of idling, twice a session */
 
 struct probe_log {
 	bool on;
@@ -308,7 +309,9 @@ static void probe_take(struct probe_log *pl, const struct runner_side *sides, bo
 	}
 	struct errbuf err;
 	/* Without a reading the runs just carry no state (line_ns 0), and probing stops. */
-	if (cache_probe_isolated(CACHE_PROBE_BYTES, &pl->ns[pl->k], &err)) {
+	/* The first and last readings take the short spells too (model/line-decay.h). */
+	if (cache_probe_isolated(CACHE_PROBE_BYTES, due_only ? 0 : CACHE_DECAY_REPS, &pl->ns[pl->k],
+				 &err)) {
 		pl->on = false;
 		return;
 	}
@@ -334,6 +337,7 @@ static void probe_label(const struct probe_log *pl, const struct runner_side *si
 						   *r = before->idle_ns > after->idle_ns ? before : after;
 			t->run[j].line_ns = r->idle_ns;
 			t->run[j].line_hot_ns = r->hot_ns;
+			memcpy(t->run[j].decay_ns, r->decay_ns, sizeof r->decay_ns);
 		}
 	}
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/cacheprobe.h"
 #include "elf/elfobj.h"
 #include "trace/model-coefs.h"
 #include "trace/samples.h"
@@ -117,6 +118,8 @@ struct trace_run {
 	 * hot one. 0: not probed (older traces).
 	 */
 	double line_ns, line_hot_ns;
+	/* The same reading's lines after shorter idle spells (cache_decay_ms); 0: not read. */
+	double decay_ns[CACHE_DECAY_POINTS];
 	struct trace_event *ev;
 	size_t nev, cap;
 	/* With -f: every process of the workload in this run; NULL otherwise. */

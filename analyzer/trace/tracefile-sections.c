@@ -126,6 +126,7 @@ enum run_tag {
 	RUN_LINE_NS = 13,
 	RUN_LINE_HOT_NS = 14,
 	RUN_NIVCSW = 15,
+	RUN_DECAY_NS = 16, /* CACHE_DECAY_POINTS f64 fields, in the order of cache_decay_ms */
 };
 
 /* A sampled run is flagged warmup too: a reader before --sample leaves it out of the timing. */
@@ -374,6 +375,9 @@ static void encode_run(const struct trace_run *r, struct bbuf *b)
 		tlv_f64(b, RUN_LINE_NS, r->line_ns);
 		tlv_f64(b, RUN_LINE_HOT_NS, r->line_hot_ns);
 	}
+	if (r->decay_ns[0] > 0)
+		for (int i = 0; i < CACHE_DECAY_POINTS; i++)
+			tlv_f64(b, RUN_DECAY_NS, r->decay_ns[i]);
 	tf_encode_events(r->ev, r->nev, r->exec_ts, &ev);
 	tlv_nested(b, RUN_EVENTS, &ev);
 }
@@ -918,6 +922,13 @@ static bool decode_run_field(unsigned tag, struct cursor *v, struct trace_run *r
 		break;
 	case RUN_LINE_HOT_NS:
 		r->line_hot_ns = sane_ns(val_f64(v));
+		break;
+	case RUN_DECAY_NS: /* repeated, in order; extra ones from a later reader are left */
+		for (int i = 0; i < CACHE_DECAY_POINTS; i++)
+			if (!(r->decay_ns[i] > 0)) {
+				r->decay_ns[i] = sane_ns(val_f64(v));
+				break;
+			}
 		break;
 	case RUN_NIVCSW:
 		r->usage.nivcsw = (long)val_sint(v);

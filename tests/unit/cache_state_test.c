@@ -30,16 +30,20 @@ static void test_probe(void)
 	} while (q != p.lines && steps <= p.nlines);
 	CHECK(steps == p.nlines);
 	double a = cache_probe_read(&p);
-	struct cache_reading b = cache_probe_state(&p);
+	struct cache_reading b = cache_probe_state(&p, 0);
 	CHECK(a > 0 && a < 1e6 && b.idle_ns > 0 && b.idle_ns < 1e6 && b.hot_ns > 0);
 	CHECK(cache_reading_contended(100, 12) && !cache_reading_contended(30, 12));
 	CHECK(!cache_reading_contended(100, 0)); /* no hot reading: nothing to compare */
 	cache_probe_fini(&p);
 	CHECK(p.lines == NULL);
 	/* In a child of its own, the launcher's memory untouched. */
-	struct cache_reading c = {0, 0};
-	CHECK(cache_probe_isolated(256 * 1024, &c, &err) == 0 && c.idle_ns > 0 && c.hot_ns > 0);
-	CHECK(cache_probe_isolated(64, &c, &err) != 0); /* the child's own failure comes back */
+	struct cache_reading c = {0};
+	CHECK(cache_probe_isolated(256 * 1024, 0, &c, &err) == 0 && c.idle_ns > 0 && c.hot_ns > 0);
+	CHECK(c.decay_ns[0] == 0); /* the short spells only when asked */
+	CHECK(cache_probe_isolated(256 * 1024, 3, &c, &err) == 0);
+	for (int i = 0; i < CACHE_DECAY_POINTS; i++)
+		CHECK(c.decay_ns[i] > 0);
+	CHECK(cache_probe_isolated(64, 0, &c, &err) != 0); /* the child's own failure comes back */
 }
 
 /* n counted profiled runs; run i reads line[i] ns (12 hot) and relocates in reloc[i] us. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fake-trace.h"
+#include "model/line-decay.h"
 #include "model/analyze.h"
 #include "model/calibrate-machine.h"
 #include "model/calibrate-unwind.h"
@@ -764,6 +765,66 @@ static void test_warm_share_own_faults(void)
 	trace_free(&t);
 }
 
+/* Label every run with one probe reading: hot, after 2, 4, 8 ms, and after 15 ms. */
+static void label_runs(struct trace *t, const double ns[5])
+{
+	for (size_t i = 0; i < t->nrun; i++) {
+		t->run[i].line_hot_ns = ns[0];
+		for (int k = 0; k < CACHE_DECAY_POINTS; k++)
+			t->run[i].decay_ns[k] = ns[1 + k];
+		t->run[i].line_ns = ns[4];
+	}
+}
+
+/*
+ * A tenant's streaming: the share of the lines kept is what the probe's
+ * chase kept after the time between two execs, interpolated between its
+ * spells, at most the faults' share; a calm reading keeps them all.
+ */
+static void test_line_decay(void)
+{
+	static const double calm[5] = {12, 12.5, 13, 14, 18};
+	static const double busy[5] = {12, 12, 32, 80, 112};
+	struct trace t;
+
+	model_trace(&t);
+	CHECK(isnan(line_decay_surviving(&t, 1000))); /* not probed */
+	/* The runs one after another, 3 ms from exec to exec. */
+	uint64_t step = (uint64_t)(t.tsc_hz * 3e-3);
+	for (size_t i = 0; i < t.nrun; i++) {
+		struct trace_run *r = &t.run[i];
+		uint64_t shift = i * step + 10 * step - r->exec_ts;
+		r->exec_ts += shift;
+		r->reap_ts += shift;
+		for (size_t k = 0; k < r->nev; k++)
+			r->ev[k].ts += shift;
+	}
+	double gap = line_decay_interval_us(&t);
+	CHECK_NEAR(gap, 3000, 1);
+	label_runs(&t, calm);
+	CHECK(line_decay_surviving(&t, 1000) > 0.9);
+	CHECK(line_decay_surviving(&t, 20000) > 0.9); /* 18 ns after 15 ms: under the floor */
+	label_runs(&t, busy);
+	CHECK_NEAR(line_decay_surviving(&t, 0), 1, 1e-9);
+	CHECK_NEAR(line_decay_surviving(&t, 2000), 1, 1e-9);
+	CHECK_NEAR(line_decay_surviving(&t, 4000), 1 - 20.0 / 100, 1e-9);
+	CHECK_NEAR(line_decay_surviving(&t, 6000), 1 - (0.2 + 0.5 * 0.48), 1e-9);
+	CHECK_NEAR(line_decay_surviving(&t, 8000), 1 - 68.0 / 100, 1e-9);
+	CHECK_NEAR(line_decay_surviving(&t, 30000), 0, 1e-9);
+	/* Bursts: a slower reading at 4 ms than at 8 keeps the curve from rising again. */
+	static const double burst[5] = {12, 12, 80, 32, 112};
+	label_runs(&t, burst);
+	CHECK_NEAR(line_decay_surviving(&t, 8000), line_decay_surviving(&t, 4000), 1e-9);
+	/* In the model: the share warm is the lesser of the faults' and the decay's. */
+	for (size_t i = 0; i < t.nobj; i++)
+		t.obj[i].feat[MF_COLD_LINES] = t.obj[i].have_feat ? 200 : 0;
+	label_runs(&t, busy);
+	double kept = line_decay_surviving(&t, gap);
+	model_warm_lines(&t, 0, 1 << 20);
+	CHECK_NEAR(model_warm_share(&t), fmin(1, kept), 1e-9);
+	trace_free(&t);
+}
+
 /*
  * What the rest of the run moves evicts the lines the run before left: the
  * share the L2 has room for after it is priced warm, the rest cold, and
@@ -836,6 +897,7 @@ int main(void)
 	test_warm_lines();
 	test_warm_share_own_work();
 	test_warm_share_own_faults();
+	test_line_decay();
 	test_lazy_price_without_versions();
 	test_lazy_binding();
 	test_mapped_pages();
