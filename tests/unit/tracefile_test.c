@@ -51,6 +51,8 @@ static void test_roundtrip(void)
 	fake_trace(&t, &(struct fake_opts){.runs = 100, .slow = 1});
 	for (size_t i = 0; i < t.nrun; i++) /* the shared cache's state, every third contended */
 		t.run[i].line_ns = i % 3 ? 12.5 : 104.25, t.run[i].line_hot_ns = 11.75;
+	for (int k = 0; k < CACHE_DECAY_POINTS; k++)
+		t.run[9].decay_ns[k] = 12.25 + 20 * k; /* the first and last readings' spells */
 	for (size_t i = 0; i < t.nrun; i++) /* preempted twice every fourth run; run 5 unknown */
 		t.run[i].usage.nivcsw = i == 5 ? -1 : i % 4 ? 0 : 2;
 	t.model.line_hot_ns = 10.5, t.model.line_contended_pct = 62.5, t.model.contended_blocks_pct = 77.5;
@@ -95,6 +97,8 @@ static void test_roundtrip(void)
 	CHECK(u.run[7].reap_ts == t.run[7].reap_ts && u.run[9].usage.minflt == 100);
 	CHECK(u.run[9].line_ns == 104.25 && u.run[10].line_ns == 12.5);
 	CHECK(u.run[9].line_hot_ns == 11.75 && u.run[10].line_hot_ns == 11.75);
+	for (int k = 0; k < CACHE_DECAY_POINTS; k++)
+		CHECK(u.run[9].decay_ns[k] == 12.25 + 20 * k && u.run[10].decay_ns[k] == 0);
 	CHECK(u.model.line_hot_ns == 10.5 && u.model.line_contended_pct == 62.5);
 	CHECK(u.model.contended_blocks_pct == 77.5);
 	CHECK(u.run[8].usage.nivcsw == 2 && u.run[9].usage.nivcsw == 0 && u.run[5].usage.nivcsw == -1);
