@@ -31,9 +31,9 @@ for prog in run-fork run-nss; do
 	arg=
 	[ "$prog" = run-fork ] && arg=$FIXTURES/run-ctor-dtor/prog
 	TMPDIR=$TMP/tmp-$prog "$LDPROF" -n 3 --fixed-runs 20 --json "$FIXTURES/$prog/prog" \
-		$arg >"$TMP/j-$prog" 2>"$TMP/e"
+		${arg:+"$arg"} >"$TMP/j-$prog" 2>"$TMP/e"
 	expect_eq "$prog: run exits 0" 0 $?
-	check "$prog: nothing left in \$TMPDIR ($(ls -A "$TMP/tmp-$prog" | head -3))" \
+	check "$prog: nothing left in \$TMPDIR ($(find "$TMP/tmp-$prog" -mindepth 1 -maxdepth 1 | head -3))" \
 		sh -c "! ls -A '$TMP/tmp-$prog' | grep -q ."
 done
 expect_eq "run-fork: its fork was priced now (so built there)" true \

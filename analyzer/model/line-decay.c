@@ -59,6 +59,8 @@ double line_decay_surviving(const struct trace *t, double us)
 	if (!(hot > 0) || isnan(us))
 		return NAN;
 	mem = fmax(MEMORY_LINE_NS, run_median(t, CACHE_DECAY_POINTS));
+	if (!(mem > 2 * hot)) /* a hot pass as slow as memory: no scale to read them on */
+		return NAN;
 	ms[0] = 0;
 	gone[0] = 0;
 	for (int i = 1; i < n; i++) {

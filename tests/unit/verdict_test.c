@@ -815,6 +815,10 @@ static void test_line_decay(void)
 	static const double burst[5] = {12, 12, 80, 32, 112};
 	label_runs(&t, burst);
 	CHECK_NEAR(line_decay_surviving(&t, 8000), line_decay_surviving(&t, 4000), 1e-9);
+	/* A hot reading as slow as a line from memory leaves nothing to read them against. */
+	static const double slow[5] = {60, 80, 90, 100, 110};
+	label_runs(&t, slow);
+	CHECK(isnan(line_decay_surviving(&t, 4000)));
 	/* In the model: the share warm is the lesser of the faults' and the decay's. */
 	for (size_t i = 0; i < t.nobj; i++)
 		t.obj[i].feat[MF_COLD_LINES] = t.obj[i].have_feat ? 200 : 0;
