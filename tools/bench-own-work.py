@@ -21,7 +21,7 @@ build error. Uses the calibration run uses ($LDPROF_CALIBRATION, else
 $XDG_CACHE_HOME/ldprof/).
 """
 import argparse
-import json
+import importlib.util
 import os
 import shutil
 import statistics
@@ -101,12 +101,18 @@ def build(tmp, top):
     return progs
 
 
-def measure(ldprof, runs, path, spin):
-    r = subprocess.run([ldprof, "-n", str(runs), "--fixed-runs", "0", "--no-overhead", "--json",
-                        "--", path, str(spin)], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "failed")
-    d = json.loads(r.stdout)
+def bench_reloc(top):
+    """bench-reloc's runner as a module: `ldprof run --json`, parsed."""
+    spec = importlib.util.spec_from_file_location("bench_reloc",
+                                                  os.path.join(top, "tools", "bench-reloc.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.RUN_OPTIONS.append("--no-overhead")
+    return mod
+
+
+def measure(br, ldprof, runs, path, spin):
+    d = br.run_ldprof(ldprof, runs, [path, str(spin)])
     m, c = d.get("reloc_model"), d.get("shared_cache") or {}
     if not m:
         raise RuntimeError("no relocation model")
@@ -123,6 +129,7 @@ def main():
     ap.add_argument("--spins", default="0,1000,3000,6000", help="spin times in us")
     a = ap.parse_args()
     spins = [int(s) for s in a.spins.split(",")]
+    br = bench_reloc(top)
     tmp = tempfile.mkdtemp(prefix="ldprof-own-work.")
     try:
         try:
@@ -135,7 +142,7 @@ def main():
             for spin in (spins if p == 0 else spins[::-1]):
                 for name, path in progs:
                     try:
-                        res.setdefault((name, spin), []).append(measure(a.ldprof, a.runs, path, spin))
+                        res.setdefault((name, spin), []).append(measure(br, a.ldprof, a.runs, path, spin))
                     except RuntimeError as e:
                         print("bench-own-work: %s %d: %s" % (name, spin, e), file=sys.stderr)
                         return 2

@@ -1,10 +1,6 @@
 #include "model/line-decay.h"
 
 #include <math.h>
-#include <stdlib.h>
-
-#include "base/stats.h"
-#include "base/util.h"
 
 /*
  * What a line from memory costs the probe's chase: 90 to 120 ns here
@@ -14,39 +10,37 @@
  */
 #define MEMORY_LINE_NS 100.0
 
-double line_decay_interval_us(const struct trace *t)
+/* The gap from the run before r (of either kind) to r, in us; NAN for the first. */
+static double run_gap_us(const struct trace *t, const struct trace_run *r, const void *arg)
 {
-	double *v = xcalloc(t->nrun + 1, sizeof *v), us;
-	size_t n = 0;
-
-	for (size_t i = 1; i < t->nrun; i++) {
-		const struct trace_run *r = &t->run[i], *prev = &t->run[i - 1];
-		if (trace_run_counted(r, true) && r->exec_ts > prev->exec_ts)
-			v[n++] = trace_ticks_to_us(t, r->exec_ts - prev->exec_ts);
-	}
-	us = n ? median_picked(v, NULL, n, v) : NAN;
-	free(v);
-	return us;
+	(void)arg;
+	if (r == t->run || r->exec_ts <= r[-1].exec_ts)
+		return NAN;
+	return trace_ticks_to_us(t, r->exec_ts - r[-1].exec_ts);
 }
 
-/* The median over t's counted profiled runs of a probe reading: point -1 the hot one, 0 to
-   CACHE_DECAY_POINTS - 1 the short spells', CACHE_DECAY_POINTS the state's own; 0 when none. */
+double line_decay_interval_us(const struct trace *t)
+{
+	return trace_profiled_median(t, run_gap_us, NULL);
+}
+
+/* A run's probe reading *(int *)point: -1 the hot one, 0 to CACHE_DECAY_POINTS - 1 the
+   short spells', CACHE_DECAY_POINTS the state's own; NAN when its label has no short spells. */
+static double run_reading(const struct trace *t, const struct trace_run *r, const void *point)
+{
+	int p = *(const int *)point;
+	double x = p < 0 ? r->line_hot_ns : p < CACHE_DECAY_POINTS ? r->decay_ns[p] : r->line_ns;
+
+	(void)t;
+	return x > 0 && r->decay_ns[0] > 0 ? x : NAN;
+}
+
+/* The median over t's counted profiled runs of that reading; 0 when none has it. */
 static double run_median(const struct trace *t, int point)
 {
-	double *v = xcalloc(t->nrun + 1, sizeof *v), m;
-	size_t n = 0;
+	double m = trace_profiled_median(t, run_reading, &point);
 
-	for (size_t i = 0; i < t->nrun; i++) {
-		const struct trace_run *r = &t->run[i];
-		double x = point < 0			? r->line_hot_ns
-			   : point < CACHE_DECAY_POINTS ? r->decay_ns[point]
-							: r->line_ns;
-		if (trace_run_counted(r, true) && x > 0 && r->decay_ns[0] > 0)
-			v[n++] = x;
-	}
-	m = n ? median_picked(v, NULL, n, v) : 0;
-	free(v);
-	return m;
+	return isnan(m) ? 0 : m;
 }
 
 double line_decay_surviving(const struct trace *t, double us)

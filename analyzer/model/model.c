@@ -294,41 +294,40 @@ double model_warm_share(const struct trace *t)
 #define OWN_TRAFFIC_BYTES_PER_US    460.0
 #define BETWEEN_RUNS_BYTES	    (100.0 * 1024)
 
+/* A run's page faults between its two CPU records; NAN without both. */
+static double run_own_faults(const struct trace *t, const struct trace_run *r, const void *arg)
+{
+	size_t s = trace_run_start_cpu_index(r), k = trace_run_cpu_index(r);
+
+	(void)t, (void)arg;
+	if (s == r->nev || k == r->nev || k < s || r->ev[k].b < r->ev[s].b)
+		return NAN;
+	return (double)(r->ev[k].b - r->ev[s].b);
+}
+
 double model_own_faults(const struct trace *t)
 {
-	double *v = xcalloc(t->nrun + 1, sizeof *v), faults;
-	size_t n = 0;
+	return trace_profiled_median(t, run_own_faults, NULL);
+}
 
-	for (size_t i = 0; i < t->nrun; i++) {
-		const struct trace_run *r = &t->run[i];
-		size_t s = trace_run_start_cpu_index(r), k = trace_run_cpu_index(r);
-		if (!r->profiled || r->warmup || s == r->nev || k == r->nev || k < s ||
-		    r->ev[k].b < r->ev[s].b)
-			continue;
-		v[n++] = (double)(r->ev[k].b - r->ev[s].b);
-	}
-	faults = median_picked(v, NULL, n, v);
-	free(v);
-	return n ? faults : NAN;
+/* A run's CPU time outside its start, in us; NAN without its CPU record. */
+static double run_own_work_us(const struct trace *t, const struct trace_run *r, const void *arg)
+{
+	size_t c = trace_run_consistent_index(r), k = trace_run_cpu_index(r);
+
+	(void)arg;
+	if (c == r->nev || k == r->nev || !r->reap_ts || r->ev[c].ts < r->exec_ts ||
+	    r->ev[k].ts > r->reap_ts)
+		return NAN;
+	return (double)r->ev[k].a - trace_ticks_to_us(t, r->ev[c].ts - r->exec_ts) +
+	       trace_ticks_to_us(t, r->reap_ts - r->ev[k].ts);
 }
 
 double model_own_work_us(const struct trace *t)
 {
-	double *v = xcalloc(t->nrun + 1, sizeof *v), us;
-	size_t n = 0;
+	double us = trace_profiled_median(t, run_own_work_us, NULL);
 
-	for (size_t i = 0; i < t->nrun; i++) {
-		const struct trace_run *r = &t->run[i];
-		size_t c = trace_run_consistent_index(r), k = trace_run_cpu_index(r);
-		if (!r->profiled || r->warmup || c == r->nev || k == r->nev || !r->reap_ts ||
-		    r->ev[c].ts < r->exec_ts || r->ev[k].ts > r->reap_ts)
-			continue;
-		v[n++] = (double)r->ev[k].a - trace_ticks_to_us(t, r->ev[c].ts - r->exec_ts) +
-			 trace_ticks_to_us(t, r->reap_ts - r->ev[k].ts);
-	}
-	us = median_picked(v, NULL, n, v);
-	free(v);
-	return n ? fmax(0, us) : NAN;
+	return isnan(us) ? NAN : fmax(0, us);
 }
 
 /*

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/stats.h"
+
 void trace_init(struct trace *t, int argc, char **argv)
 {
 	memset(t, 0, sizeof *t);
@@ -207,6 +209,19 @@ double trace_run_us(const struct trace *t, const struct trace_run *r)
 bool trace_run_counted(const struct trace_run *r, bool profiled)
 {
 	return !r->warmup && r->profiled == profiled;
+}
+
+double trace_profiled_median(const struct trace *t, trace_run_figure figure, const void *arg)
+{
+	double *v = xcalloc(t->nrun + 1, sizeof *v), m;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nrun; i++)
+		if (trace_run_counted(&t->run[i], true))
+			v[n++] = figure(t, &t->run[i], arg);
+	m = median_picked(v, NULL, n, v);
+	free(v);
+	return m;
 }
 
 bool trace_fails_only_profiled(const struct trace *t)

@@ -237,4 +237,10 @@ bool trace_fails_only_profiled(const struct trace *t);
 /* The totals of the counted runs of one kind, in run order; out holds t->nrun. */
 size_t trace_counted_totals(const struct trace *t, bool profiled, double *out);
 
+/* A figure of one run (r is in t->run), NAN when the run has none. */
+typedef double (*trace_run_figure)(const struct trace *t, const struct trace_run *r,
+				   const void *arg);
+/* The median of figure over t's counted profiled runs that have one; NAN when none has. */
+double trace_profiled_median(const struct trace *t, trace_run_figure figure, const void *arg);
+
 #endif
