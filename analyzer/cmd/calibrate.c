@@ -90,10 +90,14 @@ static void print_text(const struct calib_result *r, const char *stored)
 	printf("noise: the fixed cost is known to +-%.1f%%\n", m->noise_pct);
 	if (m->line_ns > 0)
 		printf("the shared cache: a line read after an idle spell %.1f ns (median), %.1f "
-		       "when hot (the fastest); contended in %.0f%% of the runs, which the fit leaves out where it "
-		       "can (%.0f%% of its figures are of contended runs%s)\n",
+		       "when hot (the fastest); contended in %.0f%% of the runs, which the fit "
+		       "leaves out where it "
+		       "can (%.0f%% of its figures are of contended runs%s); the fit's runs read "
+		       "%.1f ns, "
+		       "the state its cold line's price holds for\n",
 		       m->line_ns, m->line_hot_ns, m->line_contended_pct, m->contended_blocks_pct,
-		       model_priced_contended(m) ? ": reports hold it to their contended runs" : "");
+		       model_priced_contended(m) ? ": reports hold it to their contended runs" : "",
+		       m->priced_line_ns);
 	printf("the scheduler: %.0f%% of the runs preempted for another task\n", m->preempted_pct);
 	if (stored)
 		printf("stored in %s\n", stored);
@@ -181,6 +185,7 @@ static void print_json(const struct calib_result *r, const char *stored)
 	json_num(&j, "line_hot_ns", m->line_hot_ns);
 	json_num(&j, "line_contended_pct", m->line_contended_pct);
 	json_num(&j, "contended_blocks_pct", m->contended_blocks_pct);
+	json_num(&j, "priced_line_ns", m->priced_line_ns);
 	json_num(&j, "preempted_pct", m->preempted_pct);
 	json_arr_open(&j, "warnings");
 	for (size_t i = 0; i < r->nwarnings; i++)

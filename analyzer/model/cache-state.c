@@ -74,3 +74,30 @@ double cache_state_held_reloc(const struct cache_state *cs, bool contended)
 
 	return split && s->n >= CACHE_CALM_MIN ? s->median : NAN;
 }
+
+double cache_state_runs_line_ns(const struct trace *t, double calib_hot_ns, bool contended)
+{
+	size_t sz = (t->nrun + 1) * sizeof(double), n = 0, k = 0;
+	double *all = xmalloc(sz), *state = xmalloc(sz), hot = INFINITY, line = 0;
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (trace_run_counted(r, true) && r->line_ns > 0 && r->line_hot_ns > 0)
+			hot = fmin(hot, r->line_hot_ns);
+	}
+	if (calib_hot_ns > 0)
+		hot = fmin(hot, calib_hot_ns);
+	for (size_t i = 0; !isinf(hot) && i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		if (!trace_run_counted(r, true) || !(r->line_ns > 0))
+			continue;
+		all[n++] = r->line_ns;
+		if (cache_reading_contended(r->line_ns, hot) == contended)
+			state[k++] = r->line_ns;
+	}
+	if (n)
+		line = k >= CACHE_CALM_MIN && k < n ? median_of(state, k) : median_of(all, n);
+	free(all);
+	free(state);
+	return line;
+}

@@ -46,6 +46,16 @@ double cache_state_held_reloc(const struct cache_state *cs, bool contended);
 #define CACHE_CALM_MIN 5
 
 /*
+ * The probe's median reading after its idle spell over the runs the
+ * residual is held to, by the same choice as cache_state_held_reloc: the
+ * counted profiled runs in the state the calibration priced, when at least
+ * CACHE_CALM_MIN ran in it and others in the other, else all of them.
+ * From the trace alone (no breakdowns), for pricing before the report. 0:
+ * none probed.
+ */
+double cache_state_runs_line_ns(const struct trace *t, double calib_hot_ns, bool contended);
+
+/*
  * A calibration whose runs read the cache contended in more than this share:
  * a busy machine (calibrate warns; reports using it say so).
  */

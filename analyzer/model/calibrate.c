@@ -439,23 +439,29 @@ static void sched_over_blocks(const struct block_runs *runs, size_t nb, struct m
  * A block's relocate phase: the median of its uncontended runs when it has
  * CALIB_CALM_MIN of them, else of all (calibrate then warns, by
  * line_contended_pct). The model prices the uncontended machine, which
- * reports hold it to (model/cache-state.h).
+ * reports hold it to (model/cache-state.h). The probe's readings of the
+ * runs it takes go to lines[*nlines...] (NULL: nowhere): their median is
+ * the state the fit's cold-line price holds for (priced_line_ns).
  */
 #define CALIB_CALM_MIN 3
 
-static double block_reloc(const struct block_runs *b, bool *fell_back)
+static double block_reloc(const struct block_runs *b, bool *fell_back, double *lines,
+			  size_t *nlines)
 {
 	double *calm = xmalloc((b->n + 1) * sizeof *calm);
 	size_t k = 0;
 	struct summary s;
 
 	for (size_t j = 0; j < b->n; j++)
-		if (!b->contended[j])
-			calm[k++] = b->reloc[j];
+		k += !b->contended[j];
 	*fell_back = k < CALIB_CALM_MIN;
-	if (*fell_back) {
-		memcpy(calm, b->reloc, b->n * sizeof *calm);
-		k = b->n;
+	k = 0;
+	for (size_t j = 0; j < b->n; j++) {
+		if (!*fell_back && b->contended[j])
+			continue;
+		calm[k++] = b->reloc[j];
+		if (lines && b->line[j] > 0)
+			lines[(*nlines)++] = b->line[j];
 	}
 	summarize(calm, k, &s);
 	free(calm);
@@ -477,6 +483,8 @@ static int measure_runs(const struct calib_opts *o, size_t nfit, const struct pr
 	double x[CALIB_PASSES];
 	size_t fell_back = 0; /* the fitted programs' blocks priced on all their runs */
 	bool all_runs;
+	double *lines = NULL; /* the readings of the runs the fit's figures are made of */
+	size_t nlines = 0;
 	int r = 0;
 
 	for (size_t p = 0; !r && p < CALIB_PASSES && !interrupt_requested(); p++)
@@ -492,9 +500,16 @@ static int measure_runs(const struct calib_opts *o, size_t nfit, const struct pr
 			cache_over_blocks(&runs[nfit * CALIB_PASSES], res->nchecks * CALIB_PASSES,
 					  res->coefs.line_hot_ns, &scratch);
 	}
+	if (!r) {
+		size_t total = 0;
+		for (size_t i = 0; i < nfit * CALIB_PASSES; i++)
+			total += runs[i].n;
+		lines = xmalloc((total + 1) * sizeof *lines);
+	}
 	for (size_t i = 0; !r && i < n; i++) {
 		for (size_t p = 0; p < CALIB_PASSES; p++) {
-			x[p] = block_reloc(&runs[i * CALIB_PASSES + p], &all_runs);
+			x[p] = block_reloc(&runs[i * CALIB_PASSES + p], &all_runs,
+					   i < nfit ? lines : NULL, &nlines);
 			fell_back += i < nfit && all_runs;
 		}
 		const double *y = &load[i * CALIB_PASSES];
@@ -505,6 +520,12 @@ static int measure_runs(const struct calib_opts *o, size_t nfit, const struct pr
 	}
 	if (!r && nfit)
 		res->coefs.contended_blocks_pct = 100.0 * (double)fell_back / (double)(nfit * CALIB_PASSES);
+	if (!r && nlines) {
+		struct summary s;
+		summarize(lines, nlines, &s);
+		res->coefs.priced_line_ns = s.median;
+	}
+	free(lines);
 	for (size_t i = 0; i < n * CALIB_PASSES; i++) {
 		free(runs[i].reloc);
 		free(runs[i].contended);

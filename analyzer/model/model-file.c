@@ -176,6 +176,8 @@ static int write_lines(FILE *f, void *arg, struct errbuf *err)
 	if (m->line_ns > 0)
 		fprintf(f, "line_ns %.9g %.9g %.9g\n", m->line_ns, m->line_hot_ns,
 			m->line_contended_pct);
+	if (m->priced_line_ns > 0)
+		fprintf(f, "priced_line_ns %.9g\n", m->priced_line_ns);
 	if (!isnan(m->contended_blocks_pct))
 		fprintf(f, "contended_blocks_pct %.9g\n", m->contended_blocks_pct);
 	if (m->preempted_pct > 0)
@@ -286,6 +288,7 @@ static const struct number_key number_keys[] = {
 	{"fde_sort_us", 2, true, false, {AT(fde_sort_us), AT(fde_floor)}},
 	{"fde_sort_range", 2, true, false, {AT(fde_sort_lo), AT(fde_sort_hi)}},
 	{"line_ns", 3, true, false, {AT(line_ns), AT(line_hot_ns), AT(line_contended_pct)}},
+	{"priced_line_ns", 1, true, false, {AT(priced_line_ns)}},
 	{"verdict_error", 2, true, false, {AT(verdict_err_pct), AT(verdict_err_us)}},
 	{"preempted_pct", 1, true, false, {AT(preempted_pct)}},
 	{"contended_blocks_pct", 1, true, false, {AT(contended_blocks_pct)}},

@@ -48,8 +48,10 @@ static void warm_lines(size_t n, struct trace *traces)
 
 	for (size_t i = 0; i < n; i++)
 		all += model_reloc_footprint(&traces[i]);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		model_warm_lines(&traces[i], all - model_reloc_footprint(&traces[i]), l2);
+		model_line_state(&traces[i]);
+	}
 }
 
 /* --fixed-runs: the minimal pair's difference, measured now, for the verdict. */

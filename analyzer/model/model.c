@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/stats.h"
+#include "model/cache-state.h"
 #include "model/deps-report.h"
 #include "model/line-decay.h"
 #include "model/static-side.h"
@@ -367,4 +368,28 @@ void model_warm_lines(struct trace *t, double between, size_t l2)
 		f[MF_WARM_LINES] += share * f[MF_COLD_LINES];
 		f[MF_COLD_LINES] *= 1 - share;
 	}
+}
+
+/*
+ * The probe's chase and a lookup's first read of a line are the same kind
+ * of access: a dependent load of a line last read milliseconds before. A
+ * tenant streaming through the shared cache sends both to memory, and the
+ * calibration's cold line moved with the chase one for one (56 ns a line
+ * fitted with the chase at 13 ns, 139 ns with it at 91, a minute apart;
+ * docs/model.md, "A cold line in the runs' state").
+ */
+void model_line_state(struct trace *t)
+{
+	struct model_coefs *m = &t->model;
+	double line, *c = m->coef_us;
+
+	if (t->cold_cache || m->cold_cache || !(m->priced_line_ns > 0))
+		return;
+	line = cache_state_runs_line_ns(t, m->line_hot_ns, model_priced_contended(m));
+	if (!(line > 0))
+		return;
+	t->cold_line_shifted = true;
+	t->cold_line_cal_us = c[MF_COLD_LINES];
+	c[MF_COLD_LINES] = fmax(m->warm_priced ? c[MF_WARM_LINES] : 0,
+				c[MF_COLD_LINES] + (line - m->priced_line_ns) / 1000);
 }

@@ -33,6 +33,16 @@ double model_reloc_footprint(const struct trace *t);
  */
 void model_warm_lines(struct trace *t, double between, size_t l2);
 /*
+ * A cold line's price in the runs' state of the shared cache: the
+ * calibration's, plus what the cache probe's chase read a line slower (or
+ * faster) over the runs the residual is held to than over the runs the
+ * calibration's fit was made of (priced_line_ns); no lower than a warm
+ * line's. The calibration's price is kept in t->cold_line_cal_us. Not with
+ * --cold-cache (every line then comes from memory), nor without both
+ * readings.
+ */
+void model_line_state(struct trace *t);
+/*
  * The process's CPU time outside its start, median of its counted profiled
  * runs: the shim's CPU record at main's end (LDPROF_REC_CPU) less the exec,
  * load and relocate phases, plus the exit phase. Its children's time is

@@ -369,6 +369,9 @@ static void reloc_model(struct json *j, const struct report *rep)
 	double interval = line_decay_interval_us(rep->t);
 	json_num(j, "interval_us", interval);
 	json_num(j, "lines_surviving", line_decay_surviving(rep->t, interval));
+	json_num(j, "priced_line_ns", m->priced_line_ns > 0 ? m->priced_line_ns : NAN);
+	json_num(j, "cold_line_calibrated_us",
+		 rep->t->cold_line_shifted ? rep->t->cold_line_cal_us : NAN);
 	json_num(j, "intercept_us", m->intercept_us);
 	json_obj_open(j, "coef_us");
 	for (int k = 0; k < MODEL_NFEAT; k++)

@@ -85,6 +85,13 @@ struct model_coefs {
 	 */
 	double line_ns, line_hot_ns, line_contended_pct;
 	/*
+	 * The median reading after an idle spell over the runs the fit's
+	 * figures were made of (the calm ones of a block, or all of them):
+	 * the state of the shared cache its cold-line price holds for, which
+	 * a run in another state shifts (model_line_state); 0: not recorded.
+	 */
+	double priced_line_ns;
+	/*
 	 * The share of the fit's figures (a program's relocate phase in one
 	 * block) made of all its runs, contended ones included, because fewer
 	 * than three of them were not (model/calibrate.c: block_reloc), %;

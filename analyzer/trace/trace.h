@@ -155,6 +155,13 @@ struct trace {
 	struct model_coefs model;	 /* the calibration the report uses */
 	struct static_facts static_side; /* a static build's own start (verdict) */
 	double fault_us_now;		 /* a page fault's cost when it ran; 0: not measured */
+	/*
+	 * The calibration's price of a cold line, which model.coef_us's was
+	 * shifted from to the runs' state of the shared cache
+	 * (model_line_state), when cold_line_shifted.
+	 */
+	bool cold_line_shifted;
+	double cold_line_cal_us;
 	/* --fixed-runs: model.dynamic_fixed_* measured in this many rounds; 0: calibrated. */
 	size_t fixed_runs;
 	double fixed_cal_us; /* the calibration's fixed cost, which the measured one replaced */

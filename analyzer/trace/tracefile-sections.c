@@ -108,6 +108,8 @@ enum model_tag {
 	MODEL_TAG_FAULT_US = 36,     /* four f64 fields: the calibration's fault, low, high, rest */
 	MODEL_TAG_FAULT_NOW_US = 37, /* f64: a fault's cost measured after the runs */
 	MODEL_TAG_VERDICT_ERR = 38,  /* two f64 fields: the verdict's validated error, %, us */
+	MODEL_TAG_PRICED_LINE_NS = 39,	 /* f64: the probe's reading the calibration priced */
+	MODEL_TAG_COLD_LINE_CAL_US = 40, /* f64: the cold line's price tag 5's was shifted from */
 };
 
 enum run_tag {
@@ -307,6 +309,10 @@ void tf_encode_model(const struct trace *t, struct bbuf *b)
 	if (m->verdict_err_pct > 0 || m->verdict_err_us > 0)
 		encode_repeated_f64(b, MODEL_TAG_VERDICT_ERR,
 				    (const double[]){m->verdict_err_pct, m->verdict_err_us}, 2);
+	if (m->priced_line_ns > 0)
+		tlv_f64(b, MODEL_TAG_PRICED_LINE_NS, m->priced_line_ns);
+	if (t->cold_line_shifted)
+		tlv_f64(b, MODEL_TAG_COLD_LINE_CAL_US, t->cold_line_cal_us);
 	encode_static_side(t, b);
 }
 
@@ -848,6 +854,13 @@ static bool decode_model_field(unsigned tag, struct cursor *v, struct trace *t,
 	case MODEL_TAG_VERDICT_ERR:
 		decode_repeated_price(verdict_err, (int)ARRAY_SIZE(verdict_err), &rep->verdict_err,
 				      v);
+		break;
+	case MODEL_TAG_PRICED_LINE_NS:
+		m->priced_line_ns = sane_ns(val_f64(v));
+		break;
+	case MODEL_TAG_COLD_LINE_CAL_US:
+		t->cold_line_cal_us = sane_price(val_f64(v));
+		t->cold_line_shifted = true;
 		break;
 	case MODEL_TAG_NSS_PRICE_NOW:
 		t->nss_cal_us = sane_price(val_f64(v));

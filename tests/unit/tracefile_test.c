@@ -79,6 +79,7 @@ static void test_roundtrip(void)
 	t.model.fault_us = 2.5, t.model.fault_lo = 2.25, t.model.fault_hi = 3.0;
 	t.model.fault_rest_us = 2.125, t.fault_us_now = 4.75;
 	t.model.verdict_err_pct = 12.5, t.model.verdict_err_us = 40;
+	t.model.priced_line_ns = 13.5, t.cold_line_shifted = true, t.cold_line_cal_us = 0.0625;
 	tracefile_encode(&t, &b);
 	CHECK(memcmp(b.p, TRACEFILE_MAGIC, 8) == 0);
 	CHECK(tracefile_decode(b.p, b.len, &u, &info, &err) == 0);
@@ -114,6 +115,8 @@ static void test_roundtrip(void)
 	CHECK(u.model.fault_us == 2.5 && u.model.fault_lo == 2.25 && u.model.fault_hi == 3.0);
 	CHECK(u.model.fault_rest_us == 2.125 && u.fault_us_now == 4.75);
 	CHECK(u.model.verdict_err_pct == 12.5 && u.model.verdict_err_us == 40);
+	CHECK(u.model.priced_line_ns == 13.5 && u.cold_line_shifted &&
+	      u.cold_line_cal_us == 0.0625);
 	CHECK(u.nss_price_now && u.nss_cal_us == 147.5);
 	CHECK(u.static_side.known && u.static_side.ifunc_bound == 30 && u.static_side.ifunc_extra == 6);
 	CHECK(u.static_side.fdes == 20000 && u.static_side.fdes_erratic == 11362);

@@ -519,6 +519,7 @@ static void test_calibration_file(void)
 	m.exit_per_kib_us = 0.0625;
 	m.verdict_err_pct = 9, m.verdict_err_us = 21;
 	m.fde_sort_us = 0.02, m.fde_floor = 900, m.fde_sort_lo = 0.015, m.fde_sort_hi = 0.025;
+	m.priced_line_ns = 13.25;
 	CHECK(model_save(&m, path, &err) == 0);
 	CHECK(model_read(path, &r, &err) == 0);
 	CHECK(r.fault_us == 1.25 && r.fault_lo == 1.2 && r.fault_hi == 1.3 &&
@@ -528,6 +529,7 @@ static void test_calibration_file(void)
 	CHECK(r.verdict_err_pct == 9 && r.verdict_err_us == 21);
 	CHECK(r.fde_sort_us == 0.02 && r.fde_floor == 900);
 	CHECK(r.fde_sort_lo == 0.015 && r.fde_sort_hi == 0.025);
+	CHECK(r.priced_line_ns == 13.25);
 	CHECK(!r.nss_builtin && r.nss_us == m.nss_us);
 	/* An NSS price that is the built-in one is not stored as measured. */
 	m.nss_us = 123, m.nss_builtin = true;
@@ -543,6 +545,7 @@ static void test_calibration_file(void)
 	CHECK(r.exit_per_object_us == d.exit_per_object_us && r.verdict_err_pct == 0);
 	CHECK(r.fde_sort_us == d.fde_sort_us && d.fde_sort_us > 0 && r.fde_floor == d.fde_floor);
 	CHECK(r.fde_sort_lo == 0 && r.fde_sort_hi == 0); /* one pass, or none */
+	CHECK(r.priced_line_ns == 0);			 /* not recorded: no shift */
 	CHECK(r.intercept_us == 30 && r.coef_us[MF_COLD_LINES] == 0.125);
 	CHECK(r.coef_us[MF_LIBC] == 0 && r.coef_us[MF_DEEP_PROBES] == 0);
 	CHECK(r.warm_priced && r.coef_us[MF_WARM_LINES] == 0.001);
@@ -830,6 +833,61 @@ static void test_line_decay(void)
 }
 
 /*
+ * A cold line's price follows the shared cache's state: the calibration's
+ * plus the probe's reading over the held runs less the fit's (a contended
+ * session against a calm calibration pays the difference a line, a calm
+ * one against a contended calibration less, never under a warm line), and
+ * nothing shifts without both readings or with the caches emptied.
+ */
+static void test_line_state(void)
+{
+	static const double calm[5] = {12, 12, 13, 14, 20}, busy[5] = {12, 12, 30, 70, 100};
+	struct trace t;
+
+	model_trace(&t);
+	double cal = t.model.coef_us[MF_COLD_LINES];
+	t.model.priced_line_ns = 20;
+	model_line_state(&t); /* the runs not probed */
+	CHECK(!t.cold_line_shifted);
+	CHECK_NEAR(t.model.coef_us[MF_COLD_LINES], cal, 1e-12);
+	label_runs(&t, busy);
+	model_line_state(&t);
+	CHECK(t.cold_line_shifted);
+	CHECK_NEAR(t.cold_line_cal_us, cal, 1e-12);
+	CHECK_NEAR(t.model.coef_us[MF_COLD_LINES], cal + 0.080, 1e-9);
+	trace_free(&t);
+
+	/* A calibration of the contended machine, calm runs: cheaper, down to a warm line. */
+	model_trace(&t);
+	t.model.priced_line_ns = 100;
+	t.model.contended_blocks_pct = 100;
+	label_runs(&t, calm);
+	model_line_state(&t);
+	CHECK_NEAR(t.model.coef_us[MF_COLD_LINES],
+		   fmax(t.model.coef_us[MF_WARM_LINES], cal - 0.080), 1e-9);
+	trace_free(&t);
+
+	/* Half the runs contended: held to the calm ones, a calm calibration's state. */
+	model_trace(&t);
+	t.model.priced_line_ns = 20;
+	label_runs(&t, busy);
+	for (size_t i = 0; i < t.nrun; i += 2)
+		t.run[i].line_ns = 20;
+	model_line_state(&t);
+	CHECK_NEAR(t.model.coef_us[MF_COLD_LINES], cal, 1e-9);
+	trace_free(&t);
+
+	/* --cold-cache: every line from memory whatever the tenant does. */
+	model_trace(&t);
+	t.model.priced_line_ns = 20;
+	t.cold_cache = true;
+	label_runs(&t, busy);
+	model_line_state(&t);
+	CHECK(!t.cold_line_shifted);
+	trace_free(&t);
+}
+
+/*
  * What the rest of the run moves evicts the lines the run before left: the
  * share the L2 has room for after it is priced warm, the rest cold, and
  * the lines are the same lines.
@@ -902,6 +960,7 @@ int main(void)
 	test_warm_share_own_work();
 	test_warm_share_own_faults();
 	test_line_decay();
+	test_line_state();
 	test_lazy_price_without_versions();
 	test_lazy_binding();
 	test_mapped_pages();
