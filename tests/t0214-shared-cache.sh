@@ -22,8 +22,11 @@ check "the residual says which runs it holds the model to" test "$(json_eval "$T
 hot=$(json_eval "$TMP/calm.json" "d['shared_cache']['line_hot_ns']")
 use_calibration
 hot=$(awk -v h="$hot" '$1 == "line_ns" && $3 > 0 && $3 < h { h = $3 } END { print h }' "$LDPROF_CALIBRATION")
-grep -v "^line_ns " "$LDPROF_CALIBRATION" >"$TMP/hot-calibration"
+grep -v "^line_ns \|^priced_line_ns " "$LDPROF_CALIBRATION" >"$TMP/hot-calibration"
 printf 'line_ns %s %s 0\n' "$hot" "$hot" >>"$TMP/hot-calibration"
+# ...whose fit's runs read the cache calm (as fast as hot): the state its
+# price of a cold line holds for.
+printf 'priced_line_ns %s\n' "$hot" >>"$TMP/hot-calibration"
 
 # A streamer reads and writes a 128 MiB buffer a line at a time and says
 # when its first pass is done (faulting the buffer in takes half a second
@@ -72,6 +75,16 @@ check "the streaming load makes runs read contended ($busy of 10; fastest hot $h
 diag "$(json_eval "$TMP/busy.json" "d['shared_cache']")"
 LDPROF_CALIBRATION=$TMP/hot-calibration "$LDPROF" report "$TMP/busy.ldprof" >"$TMP/busy.txt"
 check "the text report says so" grep -q "the shared cache was contended in $busy of 10 runs" "$TMP/busy.txt"
+# A cold line is priced in the runs' state: the calibration's price plus
+# what the probe read a line slower in the runs the residual is held to
+# (all of them, unless the calm ones are enough) than in the fit's runs.
+expect_eq "the cold line's price follows the runs' reading" true "$(json_eval "$TMP/busy.json" \
+	"(lambda m, c: m['cold_line_calibrated_us'] is not None and m['priced_line_ns'] > 0 and \
+	 m['coef_us']['cold_lines'] > m['cold_line_calibrated_us'] and \
+	 (m['measured_runs'] != 'all' or abs(m['coef_us']['cold_lines'] - max(m['coef_us']['warm_lines'], \
+	  m['cold_line_calibrated_us'] + (c['line_ns'] - m['priced_line_ns']) / 1000)) < 1e-6))( \
+	 d['reloc_model'], d['shared_cache'])")"
+check "the text report gives both prices" grep -q "a cold line priced at .* ns in the runs' state" "$TMP/busy.txt"
 check "a calm calibration earns no note about itself" sh -c "! grep -q 'the calibration ran with the shared cache contended' '$TMP/busy.txt'"
 expect_eq "a calm calibration's residual is held to the calm runs, or all of them" true \
 	"$(json_eval "$TMP/busy.json" "d['reloc_model']['measured_runs'] == ('uncontended' if 0 < $busy <= 5 else 'all')")"

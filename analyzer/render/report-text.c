@@ -214,6 +214,14 @@ static void model_line(const struct text_out *o, const struct report *rep)
 		meas, reloc_runs_said(rep->reloc_measured_runs),
 		rep->reloc_residual_us, us_unit(o),
 		100 * rep->reloc_residual_us / rep->reloc_measured_us, RESET(o));
+	/* The shift of a cold line's price to the runs' state (model_line_state), when it moved. */
+	double now = m->coef_us[MF_COLD_LINES] * 1000, cal = rep->t->cold_line_cal_us * 1000;
+	if (rep->t->cold_line_shifted && fabs(now - cal) >= 1)
+		fprintf(o->f,
+			"  %s(a cold line priced at %.0f ns in the runs' state of the shared "
+			"cache, "
+			"%.0f in the calibration's)%s\n",
+			DIM(o), now, cal, RESET(o));
 }
 
 /* When another tenant streamed through the shared cache during some runs. */
