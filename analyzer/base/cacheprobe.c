@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "base/stats.h"
+
 enum { LINE = 64 };
 
 const int cache_decay_ms[CACHE_DECAY_POINTS] = {2, 4, 8};
@@ -75,18 +77,6 @@ double cache_probe_read(struct cache_probe *p)
 	return (double)(t1 - t0) / (double)p->nlines;
 }
 
-/* The median of v[0..n-1], n <= 8 (sorts v). */
-static double small_median(double *v, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			double t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct cache_reading cache_probe_state(struct cache_probe *p, int decay_reps)
 {
 	struct timespec idle = {0, CACHE_PROBE_IDLE_MS * 1000000L};
@@ -110,7 +100,7 @@ struct cache_reading cache_probe_state(struct cache_probe *p, int decay_reps)
 			nanosleep(&t, NULL);
 			v[k] = cache_probe_read(p);
 		}
-		r.decay_ns[i] = small_median(v, decay_reps);
+		r.decay_ns[i] = median_picked(v, NULL, (size_t)decay_reps, v);
 	}
 	return r;
 }

@@ -35,13 +35,6 @@ void cache_probe_fini(struct cache_probe *p);
 double cache_probe_read(struct cache_probe *p);
 
 /*
- * The state: a pass to bring the buffer in, two timed passes straight after
- * it (hot_ns, the faster), CACHE_PROBE_IDLE_MS idle, a timed pass (idle_ns). Back to back
- * the buffer reads at 10 to 13 ns a line in either state; what the other
- * tenants do shows in what survives an idle spell (in one minute here: 1 ms
- * 11 ns, 3 ms 12 to 20, 15 ms 23 to 100).
- */
-/*
  * The lines that survive shorter idle spells, read after the state's: while
  * a tenant streams, a sixth of the buffer went in 3 to 4 ms here and seven
  * tenths in 8, in bursts; in a calm minute none (docs/model.md, "With a
@@ -51,6 +44,13 @@ double cache_probe_read(struct cache_probe *p);
 #define CACHE_DECAY_POINTS 3
 extern const int cache_decay_ms[CACHE_DECAY_POINTS];
 
+/*
+ * The state: a pass to bring the buffer in, two timed passes straight after
+ * it (hot_ns, the faster), CACHE_PROBE_IDLE_MS idle, a timed pass (idle_ns). Back to back
+ * the buffer reads at 10 to 13 ns a line in either state; what the other
+ * tenants do shows in what survives an idle spell (in one minute here: 1 ms
+ * 11 ns, 3 ms 12 to 20, 15 ms 23 to 100).
+ */
 struct cache_reading {
 	double idle_ns, hot_ns;
 	double decay_ns[CACHE_DECAY_POINTS]; /* after cache_decay_ms[i] idle; 0: not read */

@@ -75,29 +75,44 @@ double cache_state_held_reloc(const struct cache_state *cs, bool contended)
 	return split && s->n >= CACHE_CALM_MIN ? s->median : NAN;
 }
 
+/* What cache_state_runs_line_ns takes the median of: a run's reading, in one state or any. */
+struct line_pick {
+	double hot_ns;
+	int contended; /* 0, 1, or -1: either */
+};
+
+static double run_line(const struct trace *t, const struct trace_run *r, const void *arg)
+{
+	const struct line_pick *p = arg;
+
+	(void)t;
+	if (!(r->line_ns > 0) ||
+	    (p->contended >= 0 && cache_reading_contended(r->line_ns, p->hot_ns) != p->contended))
+		return NAN;
+	return r->line_ns;
+}
+
 double cache_state_runs_line_ns(const struct trace *t, double calib_hot_ns, bool contended)
 {
-	size_t sz = (t->nrun + 1) * sizeof(double), n = 0, k = 0;
-	double *all = xmalloc(sz), *state = xmalloc(sz), hot = INFINITY, line = 0;
+	struct line_pick pick = {calib_hot_ns > 0 ? calib_hot_ns : INFINITY, contended};
+	size_t n = 0, k = 0;
 
 	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
 		if (trace_run_counted(r, true) && r->line_ns > 0 && r->line_hot_ns > 0)
-			hot = fmin(hot, r->line_hot_ns);
+			pick.hot_ns = fmin(pick.hot_ns, r->line_hot_ns);
 	}
-	if (calib_hot_ns > 0)
-		hot = fmin(hot, calib_hot_ns);
-	for (size_t i = 0; !isinf(hot) && i < t->nrun; i++) {
+	if (isinf(pick.hot_ns))
+		return 0;
+	for (size_t i = 0; i < t->nrun; i++) {
 		const struct trace_run *r = &t->run[i];
-		if (!trace_run_counted(r, true) || !(r->line_ns > 0))
-			continue;
-		all[n++] = r->line_ns;
-		if (cache_reading_contended(r->line_ns, hot) == contended)
-			state[k++] = r->line_ns;
+		if (trace_run_counted(r, true) && r->line_ns > 0) {
+			n++;
+			k += cache_reading_contended(r->line_ns, pick.hot_ns) == contended;
+		}
 	}
-	if (n)
-		line = k >= CACHE_CALM_MIN && k < n ? median_of(state, k) : median_of(all, n);
-	free(all);
-	free(state);
-	return line;
+	if (!n)
+		return 0;
+	pick.contended = k >= CACHE_CALM_MIN && k < n ? contended : -1;
+	return trace_profiled_median(t, run_line, &pick);
 }
