@@ -117,9 +117,10 @@ bench-verdict: $(LDPROF) $(SHIM_LIBS) $(SAMPLES) $(BB_DYN) $(ZSH_DYNCFG) $(VERDI
 	@[ -n "$(BENCH_CALIBRATION)" ] || ./$(LDPROF) calibrate -o $(BENCH_VERDICT_CALIBRATION) \
 		> $(B)/bench/calibration-verdict.log 2>&1 || \
 		{ cat $(B)/bench/calibration-verdict.log; exit 1; }
-	@echo "   calibration $(BENCH_VERDICT_CALIBRATION)"
+	@echo "   calibration $(BENCH_VERDICT_CALIBRATION); each pair's compare JSON in $(B)/bench/verdict"
+	@rm -rf $(B)/bench/verdict
 	@LDPROF_CALIBRATION=$(BENCH_VERDICT_CALIBRATION) LDPROF=$(CURDIR)/$(LDPROF) \
-		tools/validate-verdict -n $(BENCH_RUNS) -t 15 \
+		tools/validate-verdict -n $(BENCH_RUNS) -t 15 -k $(B)/bench/verdict \
 		'$(CURDIR)/samples/sh.static|$(CURDIR)/samples/sh.dynamic|$(CURDIR)/samples/foo' \
 		$(foreach l,rel sym page,'$(CURDIR)/$(MODELFIX)/static-$(l)|$(CURDIR)/$(MODELFIX)/with-$(l)|') \
 		'$(CURDIR)/$(MODELFIX)/static-cxx|$(CURDIR)/$(MODELFIX)/dyn-cxx|' \

@@ -213,9 +213,17 @@ expect_eq "report of a recorded throw: the same FDEs, the unwind subtracted at a
 
 # -s stores the pairs' RMS error with the calibration (a copy of it here).
 cp "$LDPROF_CALIBRATION" "$TMP/cal"
-LDPROF_CALIBRATION=$TMP/cal LDPROF=$LDPROF "$TOP/tools/validate-verdict" -n 30 -t 100 -s \
+LDPROF_CALIBRATION=$TMP/cal LDPROF=$LDPROF "$TOP/tools/validate-verdict" -n 30 -t 100 -s -k "$TMP/keep" \
 	"$TOP/samples/sh.static|$TOP/samples/sh.dynamic|$TOP/samples/foo" >"$TMP/vs" 2>&1
 check "validate-verdict -s prints the model's error" grep -Eq "^model error over 1 pairs: RMS [0-9.]+% \([0-9.]+ us\)$" "$TMP/vs"
+# -k keeps the pair's compare JSON, whose verdict is the row's prediction.
+expect_eq "validate-verdict -k keeps the pair's compare JSON, the row's prediction in it" \
+	"$(awk '$1 == "sh.dynamic" { print $3 }' "$TMP/vs")" \
+	"$(json_eval "$TMP/keep/01-sh.dynamic.json" "'%.1f' % d['b']['verdict']['static_link_saved_us']")"
+rc=0
+LDPROF=$LDPROF "$TOP/tools/validate-verdict" -k /proc/self/no-such-dir "a|b|" >"$TMP/vk" 2>&1 || rc=$?
+expect_eq "a -k directory that cannot be made: exit 2, before any run" "2 1" \
+	"$rc $(grep -c 'validate-verdict: -k /proc/self/no-such-dir: cannot create the directory' "$TMP/vk")"
 rms=$(sed -n 's/^model error over 1 pairs: RMS \([0-9.]*\)% (\([0-9.]*\) us)$/\1 \2/p' "$TMP/vs")
 err=$(sed -n 's/^sh\.dynamic .*  *\([-+][0-9.]*\)% [a-z].*/\1/p' "$TMP/vs")
 expect_eq "and how many pairs were within the tolerance, as the row's error says" \
