@@ -91,10 +91,8 @@ static void print_text(const struct calib_result *r, const char *stored)
 	if (m->line_ns > 0)
 		printf("the shared cache: a line read after an idle spell %.1f ns (median), %.1f "
 		       "when hot (the fastest); contended in %.0f%% of the runs, which the fit "
-		       "leaves out where it "
-		       "can (%.0f%% of its figures are of contended runs%s); the fit's runs read "
-		       "%.1f ns, "
-		       "the state its cold line's price holds for\n",
+		       "leaves out where it can (%.0f%% of its figures are of contended runs%s); "
+		       "the fit's runs read %.1f ns, the state its cold line's price holds for\n",
 		       m->line_ns, m->line_hot_ns, m->line_contended_pct, m->contended_blocks_pct,
 		       model_priced_contended(m) ? ": reports hold it to their contended runs" : "",
 		       m->priced_line_ns);

@@ -67,12 +67,22 @@ void cache_state_build(const struct trace *t, const struct run_breakdown *bd, si
 	free(busy);
 }
 
+/*
+ * The runs a residual is held to are those in one state of the shared
+ * cache when at least CACHE_CALM_MIN of the probed ones ran in it and some
+ * in the other; else all of them.
+ */
+static bool held_in_state(size_t in_state, size_t probed)
+{
+	return in_state >= CACHE_CALM_MIN && in_state < probed;
+}
+
 double cache_state_held_reloc(const struct cache_state *cs, bool contended)
 {
 	const struct summary *s = contended ? &cs->reloc_contended : &cs->reloc_calm;
-	bool split = cs->contended > 0 && cs->contended < cs->probed;
+	size_t in_state = contended ? cs->contended : cs->probed - cs->contended;
 
-	return split && s->n >= CACHE_CALM_MIN ? s->median : NAN;
+	return held_in_state(in_state, cs->probed) && s->n >= CACHE_CALM_MIN ? s->median : NAN;
 }
 
 /* What cache_state_runs_line_ns takes the median of: a run's reading, in one state or any. */
@@ -113,6 +123,6 @@ double cache_state_runs_line_ns(const struct trace *t, double calib_hot_ns, bool
 	}
 	if (!n)
 		return 0;
-	pick.contended = k >= CACHE_CALM_MIN && k < n ? contended : -1;
+	pick.contended = held_in_state(k, n) ? contended : -1;
 	return trace_profiled_median(t, run_line, &pick);
 }
