@@ -120,6 +120,7 @@ struct report {
 	enum reloc_runs { RELOC_RUNS_ALL, RELOC_RUNS_CALM, RELOC_RUNS_CONTENDED } reloc_measured_runs;
 	struct cache_state cache; /* the shared cache during the runs (cache-state.h) */
 	struct sched_state sched; /* the scheduler's preemptions (sched-state.h) */
+	struct summary tree_stretch; /* the runs' total over their tree's CPU (sched-state.h) */
 	bool interrupted;
 	/* The static-link verdict and ranked advice, when the model gave them. */
 	bool have_verdict;
@@ -134,6 +135,8 @@ struct report {
 	/* ...less the static build's own start beyond the minimal static program's. */
 	double static_own_us, static_fault_us; /* and the fault cost it was priced at */
 	double static_unwind_us;    /* ...and its first unwind sorting its FDEs, when it unwinds */
+	/* ...and, its processes stretched by the machine's load, the rest times (stretch - 1). */
+	double static_load_us;
 	double static_total_us;	    /* the static build's whole run, predicted */
 	double static_model_err_us; /* the model's validated error, in the +- */
 	enum static_verdict { SV_SAVES, SV_NO_GAIN, SV_HURTS } static_verdict;

@@ -472,6 +472,7 @@ void report_build(const struct trace *t, struct report *rep)
 	summarize_breakdowns(t, bd, nbd, &s, rep);
 	cache_state_build(t, bd, nbd, t->model.line_hot_ns, &rep->cache);
 	sched_state_build(t, rep->profiled, &rep->sched);
+	sched_tree_stretch(t, &rep->tree_stretch);
 	hold_reloc(t, rep);
 	rep->reloc_residual_us =
 		rep->reloc_by_model ? rep->reloc_measured_us - rep->reloc_model_us : NAN;

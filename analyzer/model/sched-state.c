@@ -1,5 +1,6 @@
 #include "model/sched-state.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,4 +34,29 @@ void sched_state_build(const struct trace *t, bool profiled, struct sched_state 
 double sched_state_pct(const struct sched_state *ss)
 {
 	return ss->runs ? 100.0 * (double)ss->preempted / (double)ss->runs : 0;
+}
+
+/* The ratios of the counted runs of one kind that have their tree's CPU time. */
+static size_t tree_ratios(const struct trace *t, bool profiled, double *v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nrun; i++) {
+		const struct trace_run *r = &t->run[i];
+		double cpu = r->usage.tree_cpu_us;
+		if (trace_run_counted(r, profiled) && isfinite(cpu) && cpu > 0)
+			v[n++] = trace_run_us(t, r) / cpu;
+	}
+	return n;
+}
+
+void sched_tree_stretch(const struct trace *t, struct summary *s)
+{
+	double *v = xmalloc((t->nrun + 1) * sizeof *v);
+	size_t n = tree_ratios(t, false, v);
+
+	if (!n)
+		n = tree_ratios(t, true, v);
+	summarize(v, n, s);
+	free(v);
 }

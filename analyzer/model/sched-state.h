@@ -29,6 +29,18 @@ void sched_state_build(const struct trace *t, bool profiled, struct sched_state 
 double sched_state_pct(const struct sched_state *ss);
 
 /*
+ * How far the machine stretched the program's tree of processes: per run,
+ * its total over the CPU time of every process of it (tree_cpu_us), over
+ * the counted plain runs when they have it (compare's measured ones), else
+ * the profiled ones. A tree whose processes wait on each other queues
+ * behind the load at each wake-up: beside two busy loops, dar -V's runs
+ * took 2.9 times their CPU time, as its static build's, and its difference
+ * 2.5 to 2.8 times the quiet one; a program that ran alone, 1.0 (docs/model.md,
+ * "The machine's load on a tree of processes"). s->n 0 without such runs.
+ */
+void sched_tree_stretch(const struct trace *t, struct summary *s);
+
+/*
  * A share of runs preempted from which the machine counts as busy: the
  * verdict then says what its figure leaves out. Quiet, 16 to 44% of the
  * runs of a 1.5 to 3 ms program were preempted here; beside two busy

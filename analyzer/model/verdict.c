@@ -320,6 +320,29 @@ static double no_alloc_us(const struct trace *t)
 	return t->forks_counted && t->heap_seen && !t->image_heap ? t->model.malloc_us : 0;
 }
 
+/*
+ * A tree of processes that wait on each other queues behind the load at
+ * each wake-up: every microsecond of CPU it spends costs the measured
+ * stretch in wall time (sched_tree_stretch), and so does each the static
+ * build would not spend. Only when the census saw its processes start
+ * others: one that runs alone keeps its first time slice through its
+ * start, and its phases carry what the load adds. The saving and its +-
+ * in wall time, with the stretch's own CI; the part the load adds in
+ * static_load_us.
+ */
+static void stretch(const struct trace *t, struct report *rep, double *saved, double *hw)
+{
+	const struct summary *s = &rep->tree_stretch;
+	double k = s->median, khw;
+
+	if (!t->forks_counted || !(t->image_forks + t->image_vforks) || !s->n || !(k > 0))
+		return;
+	khw = fmax(s->ci_hi - k, k - s->ci_lo);
+	rep->static_load_us = *saved * (k - 1);
+	*hw = sqrt(pow(*hw * k, 2) + pow(*saved * khw, 2));
+	*saved *= k;
+}
+
 static enum static_verdict judge(double saved, double hw)
 {
 	if (saved + hw < 0)
@@ -360,6 +383,7 @@ static void static_link(const struct trace *t, struct report *rep)
 		rep->static_own_us - rep->static_unwind_us;
 	rep->static_model_err_us = model_error(m, saved);
 	hw = sqrt(var + pow(rep->static_model_err_us, 2));
+	stretch(t, rep, &saved, &hw);
 	base = rep->plain_total.n ? rep->plain_total.median : rep->total.median;
 	rep->have_verdict = true;
 	rep->static_saved_us = saved;

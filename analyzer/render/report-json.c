@@ -290,6 +290,7 @@ static void per_run(struct json *j, const struct report *rep)
 			json_null(j, "preemptions");
 		size_t cpu = trace_run_cpu_index(r);
 		json_num(j, "cpu_us", cpu < r->nev ? (double)r->ev[cpu].a : NAN);
+		json_num(j, "tree_cpu_us", r->usage.tree_cpu_us);
 		const struct run_breakdown *bd = report_breakdown(rep, i);
 		if (bd) {
 			json_arr_open(j, "phases_us");
@@ -426,6 +427,30 @@ static const char *static_verdict_name(enum static_verdict v)
 }
 
 /* The static-link estimate and the ranked recommendations. */
+/*
+ * How far the machine stretched the program's tree of processes
+ * (sched-state.h), which the saving is multiplied by when its processes
+ * started others; null without runs that have their tree's CPU time.
+ */
+static void json_stretch(struct json *j, const struct report *rep)
+{
+	const struct summary *s = &rep->tree_stretch;
+
+	if (!s->n) {
+		json_null(j, "stretch");
+		return;
+	}
+	json_obj_open(j, "stretch");
+	json_num(j, "ratio", s->median);
+	json_arr_open(j, "ci95");
+	json_num(j, NULL, s->ci_lo);
+	json_num(j, NULL, s->ci_hi);
+	json_arr_close(j);
+	json_int(j, "runs", (long long)s->n);
+	json_bool(j, "applied", rep->static_load_us != 0);
+	json_obj_close(j);
+}
+
 static void verdict(struct json *j, const struct report *rep)
 {
 	if (!rep->have_verdict) {
@@ -450,8 +475,10 @@ static void verdict(struct json *j, const struct report *rep)
 		json_num(j, "no_allocation", -rep->static_noalloc_us);
 		json_num(j, "static_own_start", -rep->static_own_us);
 		json_num(j, "static_first_unwind", -rep->static_unwind_us);
+		json_num(j, "machine_load", rep->static_load_us);
 		json_obj_close(j);
 		json_num(j, "fault_us", rep->static_fault_us);
+		json_stretch(j, rep);
 		/* The forks of the program's own image in one run; null: not counted. */
 		if (rep->t->forks_counted) {
 			json_int(j, "image_forks", rep->t->image_forks);

@@ -366,6 +366,22 @@ static void verdict_parts(const struct text_out *o, const struct report *rep)
 		DIM(o), fx, libs, ex, lz, crt, fk, own, tot, err, RESET(o));
 }
 
+/* When the machine's load stretched the program's processes: what that adds. */
+static void stretch_line(const struct text_out *o, const struct report *rep)
+{
+	const struct summary *s = &rep->tree_stretch;
+	char d[32];
+
+	if (rep->static_load_us == 0)
+		return;
+	text_dur(o, d, sizeof d, fabs(rep->static_load_us));
+	fprintf(o->f,
+		"  %s(its processes' wall time %.2f times their CPU time [%.2f, %.2f], %zu runs: "
+		"the saving in wall time is that much of theirs, %s%s)%s\n",
+		DIM(o), s->median, s->ci_lo, s->ci_hi, s->n, rep->static_load_us < 0 ? "-" : "+", d,
+		RESET(o));
+}
+
 /* Lazy binding after startup, per object that did any. */
 static void lazy_lines(const struct text_out *o, const struct report *rep)
 {
@@ -390,6 +406,7 @@ static void verdict(const struct text_out *o, const struct report *rep)
 		return;
 	verdict_head(o, rep);
 	verdict_parts(o, rep);
+	stretch_line(o, rep);
 	lazy_lines(o, rep);
 	if (!rep->nadvice)
 		return;

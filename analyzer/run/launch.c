@@ -4,11 +4,14 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -186,6 +189,13 @@ int launcher_init(struct launcher *l, const struct launch_opts *o, struct errbuf
 		goto out;
 	}
 	l->follow = o->follow;
+	if (o->reap_tree && !o->follow) {
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) {
+			r = set_err(err, errno, "PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
+			goto out;
+		}
+		l->reap_tree = true;
+	}
 	if (o->sample) {
 		l->sampler = xcalloc(1, sizeof *l->sampler);
 		sampler_init(l->sampler, o->sample_period_ns);
@@ -212,6 +222,8 @@ out:
 
 void launcher_fini(struct launcher *l)
 {
+	if (l->reap_tree)
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 	if (l->devnull >= 0)
 		close(l->devnull);
 	terminal_close(&l->tty);
@@ -339,6 +351,46 @@ static void name_follow_buffer(struct launcher *l)
 		}
 }
 
+static double rusage_cpu_us(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec * 1e6 + (double)ru->ru_utime.tv_usec +
+	       (double)ru->ru_stime.tv_sec * 1e6 + (double)ru->ru_stime.tv_usec;
+}
+
+/* Reap the processes an earlier run left that have ended since. */
+static void reap_ended(void)
+{
+	pid_t w;
+
+	while ((w = waitpid(-1, NULL, WNOHANG)) > 0 || (w < 0 && errno == EINTR))
+		;
+}
+
+/*
+ * After the program's reap: its processes that ldprof inherited, reaped as
+ * they end within REAP_GRACE_NS; the CPU time of all that was reaped since
+ * before (RUSAGE_CHILDREN), or NAN when one still runs (left running).
+ */
+static double reap_tree(const struct rusage *before)
+{
+	uint64_t end = mono_ns() + REAP_GRACE_NS;
+	struct timespec nap = {0, 50000};
+	struct rusage now;
+
+	for (;;) {
+		pid_t w = waitpid(-1, NULL, WNOHANG);
+		if (w > 0 || (w < 0 && errno == EINTR))
+			continue;
+		if (w < 0)
+			break; /* ECHILD: none left */
+		if (mono_ns() > end)
+			return NAN;
+		nanosleep(&nap, NULL);
+	}
+	getrusage(RUSAGE_CHILDREN, &now);
+	return rusage_cpu_us(&now) - rusage_cpu_us(before);
+}
+
 /*
  * Start the program once and reap it; r gets its status, usage and clock.
  * With -f, the run ends when the last process of its tree is reaped, and a
@@ -368,9 +420,12 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 	if (l->sampling)
 		sampler_prepare(l->sampler);
 	struct spawn_args args;
-	struct rusage self;
+	struct rusage self, kids;
 	child_args(l, profiled, &args);
 	getrusage(RUSAGE_SELF, &self); /* the peak the child's maxrss will count (trace.h) */
+	if (l->reap_tree)
+		reap_ended(); /* what an earlier run left, so that its time is not this run's */
+	getrusage(RUSAGE_CHILDREN, &kids);
 	pid = spawn_start(&l->spawner, &args, err);
 	if (pid < 0) {
 		ret = pid;
@@ -403,6 +458,8 @@ static int run_once(struct launcher *l, bool profiled, struct trace_run *r, pid_
 				break;
 			}
 		r->reap_ts = tsc_now();
+		if (!ret && l->reap_tree)
+			r->usage.tree_cpu_us = reap_tree(&kids);
 	}
 	if (l->tty_now || e.tty_handed)
 		terminal_give(&l->tty, getpgrp()); /* back to ldprof */

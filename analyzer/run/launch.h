@@ -42,7 +42,14 @@ struct launcher {
 	bool sampling;		 /* this run is sampled */
 	bool sample_refused;	 /* the kernel refused the event (err says why) */
 	struct spawner spawner;	 /* starts each run's child (spawn.h) */
+	bool reap_tree;		 /* launch_opts.reap_tree, and ldprof the subreaper for it */
 };
+
+/*
+ * How long the run's other processes may outlive it and count in its tree:
+ * a double fork's grandchild ends with the program or just after.
+ */
+#define REAP_GRACE_NS 2000000ull
 
 /* How long a run may take to exit after Ctrl-C passed SIGINT on to it. */
 #define INTERRUPT_GRACE_NS 1000000000ull
@@ -64,6 +71,13 @@ struct launch_opts {
 	bool follow;
 	size_t follow_bytes;
 	uint32_t follow_chunk;
+	/*
+	 * Without -f: ldprof is the subreaper, and after each run reaps what the
+	 * program's processes left running that ends within REAP_GRACE_NS, for
+	 * the CPU time of the run's whole tree (trace_run.usage.tree_cpu_us).
+	 * A process that runs on is left running, and reaped when it ends.
+	 */
+	bool reap_tree;
 	/* --sample: some profiled runs are sampled (launcher_run_sampled), every period_ns. */
 	bool sample;
 	uint64_t sample_period_ns;

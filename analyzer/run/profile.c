@@ -116,6 +116,7 @@ static int run_sides(const struct profile_opts *o, size_t n, const struct profil
 					 .preload = o->preload,
 					 .symbind = o->symbind,
 					 .follow = o->follow,
+					 .reap_tree = !o->follow,
 					 .follow_bytes = follow_buffer_bytes(),
 					 .sample = o->sample && !tg[ready].is_static,
 					 .sample_period_ns = sample_period_ns(o)};

@@ -2,6 +2,7 @@
 
 #include "ldprof-record.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,6 +69,7 @@ struct trace_run *trace_add_run(struct trace *t)
 	GROW(t->run, t->caprun, t->nrun);
 	memset(&t->run[t->nrun], 0, sizeof t->run[0]);
 	t->run[t->nrun].usage.nivcsw = -1;
+	t->run[t->nrun].usage.tree_cpu_us = NAN;
 	return &t->run[t->nrun++];
 }
 

@@ -94,6 +94,13 @@ struct run_usage {
 	 * older than the count).
 	 */
 	long nivcsw;
+	/*
+	 * The CPU time of the run's whole tree: RUSAGE_CHILDREN's growth once
+	 * the program and the processes it left to ldprof, its subreaper, were
+	 * reaped (run/launch.h). NAN: unknown (one still ran, -f, or an older
+	 * trace).
+	 */
+	double tree_cpu_us;
 };
 
 struct trace_run {

@@ -128,7 +128,8 @@ enum run_tag {
 	RUN_LINE_NS = 13,
 	RUN_LINE_HOT_NS = 14,
 	RUN_NIVCSW = 15,
-	RUN_DECAY_NS = 16, /* CACHE_DECAY_POINTS f64 fields, in the order of cache_decay_ms */
+	RUN_DECAY_NS = 16,    /* CACHE_DECAY_POINTS f64 fields, in the order of cache_decay_ms */
+	RUN_TREE_CPU_US = 17, /* f64: the CPU time of the run's whole tree (trace_run_usage) */
 };
 
 /* A sampled run is flagged warmup too: a reader before --sample leaves it out of the timing. */
@@ -376,6 +377,8 @@ static void encode_run(const struct trace_run *r, struct bbuf *b)
 	tlv_f64(b, RUN_STIME_US, r->usage.stime_us);
 	if (r->usage.nivcsw >= 0)
 		tlv_sint(b, RUN_NIVCSW, r->usage.nivcsw);
+	if (isfinite(r->usage.tree_cpu_us))
+		tlv_f64(b, RUN_TREE_CPU_US, r->usage.tree_cpu_us);
 	tlv_uint(b, RUN_SHM_FLAGS, r->shm_flags);
 	if (r->line_ns > 0) {
 		tlv_f64(b, RUN_LINE_NS, r->line_ns);
@@ -948,6 +951,11 @@ static bool decode_run_field(unsigned tag, struct cursor *v, struct trace_run *r
 		if (r->usage.nivcsw < 0)
 			r->usage.nivcsw = -1;
 		break;
+	case RUN_TREE_CPU_US: {
+		double us = val_f64(v);
+		r->usage.tree_cpu_us = us >= 0 && us < 1e12 ? us : NAN;
+		break;
+	}
 	case RUN_EVENTS:
 		*events = *v; /* decoded once exec_ts is known */
 		break;
