@@ -10,6 +10,7 @@
 
 export LDPROF_CALIBRATION="$TMP/absent"
 # dash's loop of 20000 steps: about 15 ms of CPU on these machines.
+# shellcheck disable=SC2016 # dash expands it, in the program's shell
 burn='i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'
 
 # An orphan that burns CPU while the program sleeps, and ends before it:
