@@ -137,6 +137,7 @@ struct report {
 	double static_unwind_us;    /* ...and its first unwind sorting its FDEs, when it unwinds */
 	/* ...and, its processes stretched by the machine's load, the rest times (stretch - 1). */
 	double static_load_us;
+	bool stretch_applied;	    /* tree_stretch multiplied the saving */
 	double static_total_us;	    /* the static build's whole run, predicted */
 	double static_model_err_us; /* the model's validated error, in the +- */
 	enum static_verdict { SV_SAVES, SV_NO_GAIN, SV_HURTS } static_verdict;

@@ -338,6 +338,7 @@ static void stretch(const struct trace *t, struct report *rep, double *saved, do
 	if (!t->forks_counted || !(t->image_forks + t->image_vforks) || !s->n || !(k > 0))
 		return;
 	khw = fmax(s->ci_hi - k, k - s->ci_lo);
+	rep->stretch_applied = true;
 	rep->static_load_us = *saved * (k - 1);
 	*hw = sqrt(pow(*hw * k, 2) + pow(*saved * khw, 2));
 	*saved *= k;

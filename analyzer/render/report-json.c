@@ -426,7 +426,6 @@ static const char *static_verdict_name(enum static_verdict v)
 	return v == SV_SAVES ? "saves" : v == SV_HURTS ? "hurts" : "no_gain";
 }
 
-/* The static-link estimate and the ranked recommendations. */
 /*
  * How far the machine stretched the program's tree of processes
  * (sched-state.h), which the saving is multiplied by when its processes
@@ -447,10 +446,11 @@ static void json_stretch(struct json *j, const struct report *rep)
 	json_num(j, NULL, s->ci_hi);
 	json_arr_close(j);
 	json_int(j, "runs", (long long)s->n);
-	json_bool(j, "applied", rep->static_load_us != 0);
+	json_bool(j, "applied", rep->stretch_applied);
 	json_obj_close(j);
 }
 
+/* The static-link estimate and the ranked recommendations. */
 static void verdict(struct json *j, const struct report *rep)
 {
 	if (!rep->have_verdict) {

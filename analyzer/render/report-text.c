@@ -372,7 +372,7 @@ static void stretch_line(const struct text_out *o, const struct report *rep)
 	const struct summary *s = &rep->tree_stretch;
 	char d[32];
 
-	if (rep->static_load_us == 0)
+	if (!rep->stretch_applied)
 		return;
 	text_dur(o, d, sizeof d, fabs(rep->static_load_us));
 	fprintf(o->f,

@@ -66,9 +66,40 @@ static void test_unknown(void)
 	free(t.run);
 }
 
+/* The stretch: plain runs' total over their tree's CPU; else the profiled ones'; NAN left out. */
+static void test_tree_stretch(void)
+{
+	const bool prof[] = {true, false, true, false, true, false, false};
+	const double us[] = {3000, 2000, 3300, 2400, 3600, 9000, 4000};
+	const long niv[] = {0, 0, 0, 0, 0, 0, 0};
+	const double cpu[] = {1000, 1000, 1000, 1000, 1000, NAN, 0};
+	struct trace t;
+	struct summary s;
+
+	fake(&t, 7, prof, us, niv);
+	for (size_t i = 0; i < 7; i++)
+		t.run[i].usage.tree_cpu_us = cpu[i];
+	/* Plain runs 1 and 3 (run 5 unknown, run 6 no CPU counted): 2.0 and 2.4. */
+	sched_tree_stretch(&t, &s);
+	CHECK(s.n == 2);
+	CHECK_NEAR(s.median, 2.2, 1e-9);
+	/* Without a plain run that has it: the profiled ones, 3.0, 3.3, 3.6. */
+	t.run[1].usage.tree_cpu_us = t.run[3].usage.tree_cpu_us = NAN;
+	sched_tree_stretch(&t, &s);
+	CHECK(s.n == 3);
+	CHECK_NEAR(s.median, 3.3, 1e-9);
+	/* Neither: nothing. */
+	for (size_t i = 0; i < 7; i++)
+		t.run[i].usage.tree_cpu_us = NAN;
+	sched_tree_stretch(&t, &s);
+	CHECK(s.n == 0);
+	free(t.run);
+}
+
 int main(void)
 {
 	test_counts();
 	test_unknown();
+	test_tree_stretch();
 	return unit_done("sched_state_test");
 }

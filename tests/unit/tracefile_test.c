@@ -55,6 +55,8 @@ static void test_roundtrip(void)
 		t.run[9].decay_ns[k] = 12.25 + 20 * k; /* the first and last readings' spells */
 	for (size_t i = 0; i < t.nrun; i++) /* preempted twice every fourth run; run 5 unknown */
 		t.run[i].usage.nivcsw = i == 5 ? -1 : i % 4 ? 0 : 2;
+	for (size_t i = 0; i < t.nrun; i++) /* the tree's CPU time; run 5's unknown (one ran on) */
+		t.run[i].usage.tree_cpu_us = i == 5 ? NAN : 1000.5 + (double)i;
 	t.model.line_hot_ns = 10.5, t.model.line_contended_pct = 62.5, t.model.contended_blocks_pct = 77.5;
 	t.forks_counted = true, t.image_forks = 10, t.image_vforks = 3; /* dar -V has no vforks */
 	t.model.fork_fixed_us = 71.5, t.model.fork_per_object_us = 3.625, t.fork_price_now = true;
@@ -103,6 +105,7 @@ static void test_roundtrip(void)
 	CHECK(u.model.line_hot_ns == 10.5 && u.model.line_contended_pct == 62.5);
 	CHECK(u.model.contended_blocks_pct == 77.5);
 	CHECK(u.run[8].usage.nivcsw == 2 && u.run[9].usage.nivcsw == 0 && u.run[5].usage.nivcsw == -1);
+	CHECK(u.run[8].usage.tree_cpu_us == 1008.5 && isnan(u.run[5].usage.tree_cpu_us));
 	CHECK(u.forks_counted && u.image_forks == 10 && u.image_vforks == 3);
 	CHECK(u.model.fork_fixed_us == 71.5 && u.model.fork_per_object_us == 3.625 && u.fork_price_now);
 	CHECK(u.model.fork_lazy_fixed_us == 151.5 && u.model.fork_lazy_per_object_us == 14.25);
