@@ -7,8 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A timeval (getrusage's times) in microseconds. */
+static inline double timeval_us(const struct timeval *tv)
+{
+	return (double)tv->tv_sec * 1e6 + (double)tv->tv_usec;
+}
 
 /* Allocation failures end the program: there is nothing sensible to do. */
 void *xmalloc(size_t n);

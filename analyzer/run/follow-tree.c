@@ -352,15 +352,10 @@ size_t follow_tree_live(const struct follow_rec *recs, size_t nrec, pid_t top, p
 	return n;
 }
 
-static double tv_us(const struct timeval *tv)
-{
-	return (double)tv->tv_sec * 1e6 + (double)tv->tv_usec;
-}
-
 void follow_tree_cpu(struct run_tree *t, const struct rusage *before, struct rusage *now)
 {
-	t->cpu_user_us = tv_us(&now->ru_utime) - tv_us(&before->ru_utime);
-	t->cpu_sys_us = tv_us(&now->ru_stime) - tv_us(&before->ru_stime);
+	t->cpu_user_us = timeval_us(&now->ru_utime) - timeval_us(&before->ru_utime);
+	t->cpu_sys_us = timeval_us(&now->ru_stime) - timeval_us(&before->ru_stime);
 	t->have_cpu = true;
 	timersub(&now->ru_utime, &before->ru_utime, &now->ru_utime);
 	timersub(&now->ru_stime, &before->ru_stime, &now->ru_stime);

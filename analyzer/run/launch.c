@@ -277,8 +277,8 @@ static void fill_usage(struct run_usage *u, const struct rusage *ru)
 	u->minflt = ru->ru_minflt;
 	u->majflt = ru->ru_majflt;
 	u->maxrss_kb = ru->ru_maxrss;
-	u->utime_us = (double)ru->ru_utime.tv_sec * 1e6 + (double)ru->ru_utime.tv_usec;
-	u->stime_us = (double)ru->ru_stime.tv_sec * 1e6 + (double)ru->ru_stime.tv_usec;
+	u->utime_us = timeval_us(&ru->ru_utime);
+	u->stime_us = timeval_us(&ru->ru_stime);
 	u->nivcsw = ru->ru_nivcsw;
 }
 
@@ -353,17 +353,17 @@ static void name_follow_buffer(struct launcher *l)
 
 static double rusage_cpu_us(const struct rusage *ru)
 {
-	return (double)ru->ru_utime.tv_sec * 1e6 + (double)ru->ru_utime.tv_usec +
-	       (double)ru->ru_stime.tv_sec * 1e6 + (double)ru->ru_stime.tv_usec;
+	return timeval_us(&ru->ru_utime) + timeval_us(&ru->ru_stime);
 }
 
-/* Reap the processes an earlier run left that have ended since. */
-static void reap_ended(void)
+/* Reap the children of ldprof's that have ended: true when none is left. */
+static bool reap_ended(void)
 {
 	pid_t w;
 
 	while ((w = waitpid(-1, NULL, WNOHANG)) > 0 || (w < 0 && errno == EINTR))
 		;
+	return w < 0; /* ECHILD */
 }
 
 /*
@@ -377,12 +377,7 @@ static double reap_tree(const struct rusage *before)
 	struct timespec nap = {0, 50000};
 	struct rusage now;
 
-	for (;;) {
-		pid_t w = waitpid(-1, NULL, WNOHANG);
-		if (w > 0 || (w < 0 && errno == EINTR))
-			continue;
-		if (w < 0)
-			break; /* ECHILD: none left */
+	while (!reap_ended()) {
 		if (mono_ns() > end)
 			return NAN;
 		nanosleep(&nap, NULL);
