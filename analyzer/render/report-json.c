@@ -441,10 +441,7 @@ static void json_stretch(struct json *j, const struct report *rep)
 	}
 	json_obj_open(j, "stretch");
 	json_num(j, "ratio", s->median);
-	json_arr_open(j, "ci95");
-	json_num(j, NULL, s->ci_lo);
-	json_num(j, NULL, s->ci_hi);
-	json_arr_close(j);
+	json_pair(j, "ci95", s->ci_lo, s->ci_hi);
 	json_int(j, "runs", (long long)s->n);
 	json_bool(j, "applied", rep->stretch_applied);
 	json_obj_close(j);
