@@ -215,6 +215,8 @@ int elfobj_open(const char *path, struct elfobj **out, struct errbuf *err);
 int elfobj_open_memory(const char *name, const void *image, size_t size, struct elfobj **out,
 		       struct errbuf *err);
 void elfobj_close(struct elfobj *o);
+/* Every Bloom word of PATH's GNU hash table set to all ones, in place (elfbloom.c). */
+int elf_fill_bloom(const char *path, struct errbuf *err);
 
 /* Access to the mapped image (elfmap.c). */
 
