@@ -36,6 +36,7 @@ int elf_fill_bloom(const char *path, struct errbuf *err)
 		goto out;
 	}
 	memset(ones, 0xff, len);
+	errno = 0; /* a short write sets none */
 	if (pwrite(fd, ones, len, (off_t)off) != (ssize_t)len) {
 		r = set_err(err, errno ? -errno : -EIO, "%s: cannot write its Bloom filter", path);
 		goto out;

@@ -117,10 +117,11 @@ static size_t plan(bool quick, struct prog_spec *ps)
 	 * depth-N's fillers with every Bloom word all ones: each of the
 	 * user's lookups passes each filler's filter and walks a hash chain
 	 * to its end, as the probes a real library's filter lets through do
-	 * (cmake's 45 libraries pass 12% of its probes, the fillers 2 to 4%).
-	 * Without them the chain entries moved with the lookups in every
-	 * program (1.5 to 2.4 a lookup), and the fit priced either at 0 by
-	 * turns; a pass that cost 9.4 ns was priced at 0 (docs/model.md).
+	 * (12% of cmake's probes pass, 2.2 a lookup; 1.3 a lookup in
+	 * depth-12, most of them the one that finds the symbol). Without
+	 * them the passes moved with the lookups in every program, and the
+	 * fit priced either at 0 by turns: a pass that cost 9.4 ns was once
+	 * priced at 0 (docs/model.md, "A probe the filter lets through").
 	 */
 	for (size_t i = 0; i < (quick ? 1u : 2u); i++) {
 		NEW("bloom-%ld", passed[i]);

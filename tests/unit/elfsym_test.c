@@ -68,6 +68,8 @@ static void fill_bloom(void)
 
 	if (copy_to_temp(libc, tmpl)) {
 		CHECK(0);
+		if (strcmp(tmpl, "/tmp/elfsym_test.XXXXXX"))
+			unlink(tmpl);
 		return;
 	}
 	CHECK(elf_fill_bloom(tmpl, &err) == 0);
