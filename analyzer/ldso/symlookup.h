@@ -69,9 +69,14 @@ struct line_set {
  * What a process's lookups share: STB_GNU_UNIQUE's one definition per
  * process (the first one found), and the lines already read.
  */
+/* The lines read first that a prefetcher's streams still follow. */
+#define STREAM_LINES 16
+
 struct unique_table {
 	struct strmap map; /* name -> struct sym_val * */
 	struct line_set lines;
+	uint64_t stream[STREAM_LINES]; /* the last lines read first, a ring */
+	unsigned nstream;
 	struct line_set pages;	 /* 4 KiB pages of the objects' files read */
 	struct line_set windows; /* fault-around windows mapped, under each alignment */
 	bool count_lines; /* keep lines and count cold_lines (the cost model's) */
