@@ -65,13 +65,13 @@ struct line_set {
 	size_t cap, n;
 };
 
+/* The lines read first that a prefetcher's streams still follow. */
+#define STREAM_LINES 16
+
 /*
  * What a process's lookups share: STB_GNU_UNIQUE's one definition per
  * process (the first one found), and the lines already read.
  */
-/* The lines read first that a prefetcher's streams still follow. */
-#define STREAM_LINES 16
-
 struct unique_table {
 	struct strmap map; /* name -> struct sym_val * */
 	struct line_set lines;

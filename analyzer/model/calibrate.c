@@ -75,6 +75,20 @@ static void add_exporters(struct prog_spec *p, const char *prefix, long k, long 
 	}
 }
 
+/*
+ * K fillers of 64 exports, then a provider of 2000 functions and a user
+ * that looks each up: every lookup probes the K fillers first. With
+ * bloom_full, the fillers' Bloom words are all ones (bloom-K).
+ */
+static void add_sweep(struct prog_spec *p, long k, bool bloom_full)
+{
+	add_exporters(p, "f", k, 64);
+	for (int i = 0; i < p->nlibs; i++)
+		p->libs[i].bloom_full = bloom_full;
+	add_lib(p, "prov", "-e %d -n prov", 2000);
+	add_lib(p, "user", "-x %d -X prov -n user", 2000);
+}
+
 /* The programs: each varies one count, the others stay as in "base". */
 static size_t plan(bool quick, struct prog_spec *ps)
 {
@@ -99,9 +113,7 @@ static size_t plan(bool quick, struct prog_spec *ps)
 		NEW("symbolic-%ld", sym[i]);
 		add_lib(p, "s", "-s %ld -n s", sym[i]);
 		NEW("depth-%ld", depth[i]);
-		add_exporters(p, "f", depth[i], 64);
-		add_lib(p, "prov", "-e %d -n prov", 2000);
-		add_lib(p, "user", "-x %d -X prov -n user", 2000);
+		add_sweep(p, depth[i], false);
 	}
 	/*
 	 * Long scopes, as a large C++ program's (cmake 49 objects, gdb 60): a
@@ -109,9 +121,7 @@ static size_t plan(bool quick, struct prog_spec *ps)
 	 */
 	for (size_t i = 0; i < (quick ? 1u : 2u); i++) {
 		NEW("depth-%ld", deep[i]);
-		add_exporters(p, "f", deep[i], 64);
-		add_lib(p, "prov", "-e %d -n prov", 2000);
-		add_lib(p, "user", "-x %d -X prov -n user", 2000);
+		add_sweep(p, deep[i], false);
 	}
 	/*
 	 * depth-N's fillers with every Bloom word all ones: each of the
@@ -125,11 +135,7 @@ static size_t plan(bool quick, struct prog_spec *ps)
 	 */
 	for (size_t i = 0; i < (quick ? 1u : 2u); i++) {
 		NEW("bloom-%ld", passed[i]);
-		add_exporters(p, "f", passed[i], 64);
-		for (int k = 0; k < p->nlibs; k++)
-			p->libs[k].bloom_full = true;
-		add_lib(p, "prov", "-e %d -n prov", 2000);
-		add_lib(p, "user", "-x %d -X prov -n user", 2000);
+		add_sweep(p, passed[i], true);
 	}
 	/* Relative pointers that are const: in the RELRO segment, whose pages
 	   ld.so's mprotect flushes one by one (relro_pages). */

@@ -90,7 +90,7 @@ static void fill_bloom(void)
 	elfobj_close(a);
 	elfobj_close(b);
 	unlink(tmpl);
-	/* Not an ELF file: an error that says so, the file untouched. */
+	/* Not an ELF file: an error that says so. */
 	CHECK(elf_fill_bloom("/proc/self/status", &err) < 0 && err.msg[0]);
 }
 
