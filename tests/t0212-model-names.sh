@@ -166,10 +166,12 @@ intercept=$(json_eval "$TMP/cal.json" "d['intercept_us']")
 # What libc costs a process is on its counts, not in the intercept: its
 # own price, or in a quick fit partly its pages' (pages_read, which every
 # program with libc has alike: one fit in a fresh clone's CI put 7.3 us on
-# libc and 0.37 us on each of base's 40 pages read).
+# libc and 0.37 us on each of base's 40 pages read), and since libc's
+# tables' lines count, those its own lookups read (312 in base): a fit on
+# 2026-12-08 put 0 on libc and 84.9 us on base's counts over nolibc's.
 base_libc=$(json_eval "$TMP/cal.json" "(lambda f: round(f('base') - f('nolibc'), 1))(lambda n: [p['model_us'] for p in d['fit'] if p['program'] == n][0])")
 check "libc's start-up is priced ($libc us; base modelled $base_libc us over nolibc) and most of what a process pays (intercept $intercept us)" \
-	awk -v l="$libc" -v b="$base_libc" -v i="$intercept" 'BEGIN { exit !(l > 0 && b > 10 && b > 3 * i) }'
+	awk -v l="$libc" -v b="$base_libc" -v i="$intercept" 'BEGIN { exit !(l >= 0 && b > 10 && b > 3 * i) }'
 # Within 30 us, or half of libc's price: the fit's residuals on the
 # other programs are tens of us (base's -25 and -63 us in one morning),
 # and the per-object prices (objects, relro_pages), which nolibc's two

@@ -7,7 +7,6 @@
 #include "base/cacheevict.h"
 
 #include <errno.h>
-#include <link.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -90,31 +89,6 @@ static void sweep_once(const volatile uint64_t *buf, size_t bytes)
 	__asm__ volatile("" : : "r"(sum) : "memory");
 }
 
-/*
- * libc's and ld.so's files, read back after the sweep: every process on
- * the machine reads them, so a first start finds them cached, and the
- * cost model takes them to be (ldso/symlookup.c, read_by_all). Their
- * read-only segments are the same page-cache pages in every process; the
- * writable ones are each process's own copies, and are left out.
- */
-static int warm_one(struct dl_phdr_info *info, size_t size, void *data)
-{
-	const char *base = strrchr(info->dlpi_name, '/');
-
-	(void)size, (void)data;
-	base = base ? base + 1 : info->dlpi_name;
-	if (strcmp(base, "libc.so.6") && strcmp(base, "ld-linux-x86-64.so.2"))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_W))
-			sweep_once((const volatile uint64_t *)((info->dlpi_addr + ph->p_vaddr) &
-							       ~(uintptr_t)(LINE - 1)),
-				   ph->p_filesz);
-	}
-	return 0;
-}
-
 /* The helper's CPUs: those it may run on, the first MAX_CPUS. */
 static unsigned helper_cpus(int *cpu, const cpu_set_t *all)
 {
@@ -193,7 +167,6 @@ static _Noreturn void helper(int sock, size_t bytes)
 			CPU_SET(cpu[i], &one);
 			sched_setaffinity(0, sizeof one, &one);
 			sweep_once(buf, bytes);
-			dl_iterate_phdr(warm_one, NULL);
 		}
 		sched_setaffinity(0, sizeof all, &all);
 		if (write(sock, &c, 1) != 1)
