@@ -316,6 +316,7 @@ static void relocate(struct process *p, struct unique_table *u, struct bindset *
 
 	ob->relocated = true;
 	ob->lazy = lazy;
+	u->everyones = oi == p->rtld || elf_soname_is_libc(o->soname);
 	ob->ifunc_calls = o->relocs.irelative;
 	/* It walks its relocation tables whole, the lazy PLT's too. */
 	for (size_t t = 0; t < ARRAY_SIZE(o->reloc_tables); t++)
@@ -335,6 +336,7 @@ static void relocate(struct process *p, struct unique_table *u, struct bindset *
 		bind_ref(p, u, bs, oi, i, deferred, &cache, extra, &mu);
 	}
 	memo_finish(p, &mu);
+	u->everyones = false;
 }
 
 /* After relocation ld.so switches from its minimal malloc to the program's
@@ -349,6 +351,7 @@ static void ldso_after_relocation(struct process *p, struct unique_table *u, str
 	struct lookup_work *w = &bs->obj[p->main].work;
 
 	v.hash = ldso_sysv_hash(v.name);
+	u->everyones = true; /* every process's four */
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		struct lookup_req req = {.name = names[i],
 					 .hash = ldso_gnu_hash(names[i]),
@@ -363,6 +366,7 @@ static void ldso_after_relocation(struct process *p, struct unique_table *u, str
 					    BIND_UNTRACED | BIND_LDSO | (found ? 0 : BIND_MISSING),
 					    0, 0});
 	}
+	u->everyones = false;
 	if (p->rtld >= 0)
 		relocate(p, u, bs, p->rtld, false, BIND_UNTRACED | BIND_LDSO);
 }
@@ -427,9 +431,11 @@ void bind_process(struct process *p, const struct bind_options *opt, struct bind
 	version_check_work(p, &u, bs);
 	for (size_t i = 0; i < p->nobj; i++)
 		work_sum(&bs->obj[i].work, &bs->obj[i].versions);
+	u.everyones = true; /* libc's start, in every process */
 	for (size_t i = 0; i < ARRAY_SIZE(vdso_symbols); i++)
 		if (p->vdso >= 0)
 			vdso_lookup(p, &u, bs, vdso_symbols[i], &bs->obj[p->vdso].work, 0);
+	u.everyones = false;
 	for (size_t i = p->ninit; i-- > 0;) {
 		int oi = p->initorder[i];
 		const struct elfobj *o = p->obj[oi]->elf;

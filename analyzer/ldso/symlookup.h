@@ -80,6 +80,7 @@ struct unique_table {
 	struct line_set pages;	 /* 4 KiB pages of the objects' files read */
 	struct line_set windows; /* fault-around windows mapped, under each alignment */
 	bool count_lines; /* keep lines and count cold_lines (the cost model's) */
+	bool everyones;	  /* relocating libc or ld.so: their lines are every process's */
 };
 
 struct lookup_result {
