@@ -316,7 +316,7 @@ static void relocate(struct process *p, struct unique_table *u, struct bindset *
 
 	ob->relocated = true;
 	ob->lazy = lazy;
-	u->everyones = oi == p->rtld || elf_soname_is_libc(o->soname);
+	u->everyones = lookup_read_by_all(o); /* libc and ld.so relocating */
 	ob->ifunc_calls = o->relocs.irelative;
 	/* It walks its relocation tables whole, the lazy PLT's too. */
 	for (size_t t = 0; t < ARRAY_SIZE(o->reloc_tables); t++)

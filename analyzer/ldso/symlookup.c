@@ -59,8 +59,7 @@ static void line_add(struct line_set *s, uint64_t line)
 	s->n++;
 }
 
-/* libc, ld.so and the vDSO: every dynamic process on the machine reads them. */
-static bool read_by_all(const struct elfobj *o)
+bool lookup_read_by_all(const struct elfobj *o)
 {
 	static const char *const everyones[] = {"libc.so.6", "ld-linux-x86-64.so.2",
 						"linux-vdso.so.1"};
@@ -182,7 +181,7 @@ void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct el
 	for (uint64_t l = first; l <= last; l++) {
 		if (line_seen(&u->lines, l))
 			continue;
-		if (l == first && !in_stream(u, l - 1) && !(u->everyones && read_by_all(o)))
+		if (l == first && !in_stream(u, l - 1) && !(u->everyones && lookup_read_by_all(o)))
 			w->cold_lines++;
 		line_add(&u->lines, l);
 		u->stream[u->nstream++ % STREAM_LINES] = l;

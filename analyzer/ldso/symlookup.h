@@ -100,6 +100,8 @@ void lookup_count(struct unique_table *u, struct lookup_work *w, const struct el
 /* strcmp, adding to *bytes the bytes it read (ld.so compares a byte at a
    time). */
 int lookup_name_cmp(const char *a, const char *b, uint64_t *bytes);
+/* libc, ld.so and the vDSO: every dynamic process on the machine reads them. */
+bool lookup_read_by_all(const struct elfobj *o);
 /* ld.so reads len bytes at p, in o's image: the cold lines and the page
    faults it costs. */
 void lookup_touch(struct unique_table *u, struct lookup_work *w, const struct elfobj *o,
